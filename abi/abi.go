@@ -1,0 +1,128 @@
+// Package abi is the contract between the wasmcp host and a guest module:
+// the names of exports and imports, the calling convention, the limits and
+// the JSON shapes that cross the boundary. ABI.md in this directory is the
+// normative description; this package holds the same facts as Go values so
+// that the host and the Go guest SDK never spell a name or a layout twice.
+//
+// The package depends only on the standard library because it is compiled
+// into every Go guest, where each imported package costs module size.
+package abi
+
+// Version is the ABI version this package describes. A guest reports the
+// version it was built for from ExportVersion; the host refuses any other.
+const Version = 1
+
+// Exports a v1 guest provides. All are required except ExportInitialize.
+const (
+	// ExportMemory is the guest's linear memory, through which every
+	// pointer and length below is resolved.
+	ExportMemory = "memory"
+	// ExportInitialize is the WASI reactor initialiser. When present it runs
+	// once, before any other export is called.
+	ExportInitialize = "_initialize"
+	// ExportVersion: () -> i32. Returns the ABI version the guest speaks.
+	ExportVersion = "wasmcp_abi_version"
+	// ExportAlloc: (size i32) -> i32. Returns a pointer to size writable bytes
+	// that the host fills before passing them back in a call. Returns 0 when
+	// the guest cannot allocate.
+	ExportAlloc = "wasmcp_alloc"
+	// ExportDescribe: () -> i64. Returns a packed pointer and length (see Pack)
+	// of a UTF-8 JSON Describe document.
+	ExportDescribe = "wasmcp_describe"
+	// ExportCall: (name_ptr, name_len, args_ptr, args_len i32) -> i64. Runs one
+	// tool and returns a packed pointer and length of a UTF-8 JSON Result.
+	ExportCall = "wasmcp_call"
+)
+
+// ImportModule is the only module name under which the host offers functions
+// to guests. Every other import a guest declares must be WASI preview 1.
+const ImportModule = "wasmcp"
+
+// Host functions in ImportModule.
+const (
+	// ImportLog: (level i32, msg_ptr i32, msg_len i32) -> (). Emits one log
+	// line at a LogLevel. The host copies the message before returning.
+	ImportLog = "log"
+)
+
+// Reserved host function names. A v1 host that does not implement one of
+// these refuses a module importing it, naming the function; the names are
+// fixed here so that guests and SDKs written today agree with the host that
+// later implements them.
+const (
+	// ImportProgress: (progress f64, total f64, msg_ptr i32, msg_len i32) -> ().
+	ImportProgress = "progress"
+	// ImportCancelled: () -> i32. 1 when the current call was cancelled.
+	ImportCancelled = "cancelled"
+	// ImportSample: (req_ptr i32, req_len i32) -> i64. Sends sampling/createMessage.
+	ImportSample = "sample"
+	// ImportElicit: (req_ptr i32, req_len i32) -> i64. Sends elicitation/create.
+	ImportElicit = "elicit"
+	// ImportReadReply: (dst_ptr i32, dst_len i32) -> i32. Copies the reply of
+	// the last ImportSample or ImportElicit into guest memory.
+	ImportReadReply = "read_reply"
+)
+
+// LogLevel is the level argument of ImportLog. The values follow the syslog
+// severities that MCP's logging uses, from least to most severe.
+type LogLevel uint32
+
+const (
+	LogDebug LogLevel = iota
+	LogInfo
+	LogNotice
+	LogWarning
+	LogError
+	LogCritical
+	LogAlert
+	LogEmergency
+)
+
+var logLevelNames = [...]string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// String returns the MCP name of the level, or "emergency" for any value
+// above LogEmergency so that a guest cannot invent a level below debug.
+func (l LogLevel) String() string {
+	if int(l) >= len(logLevelNames) {
+		return logLevelNames[LogEmergency]
+	}
+	return logLevelNames[l]
+}
+
+// Limits every v1 host enforces whatever it is configured with. Hosts may
+// enforce lower limits on arguments and results (see ABI.md).
+const (
+	// MaxToolNameLen is the longest tool name, in bytes.
+	MaxToolNameLen = 128
+	// MaxTools is the largest number of tools one module may define.
+	MaxTools = 1024
+	// MaxDescribeSize is the largest Describe document, in bytes.
+	MaxDescribeSize = 4 << 20
+	// MaxLogSize is the longest log message; longer ones are truncated.
+	MaxLogSize = 64 << 10
+)
+
+// Pack combines a guest pointer and a length into the i64 that
+// ExportDescribe and ExportCall return: the pointer in the high 32 bits,
+// the length in the low 32 bits.
+func Pack(ptr, length uint32) uint64 { return uint64(ptr)<<32 | uint64(length) }
+
+// Unpack splits a value made by Pack.
+func Unpack(v uint64) (ptr, length uint32) { return uint32(v >> 32), uint32(v) }
+
+// ValidToolName reports whether name is 1 to MaxToolNameLen characters of
+// [A-Za-z0-9_.-], the set MCP recommends and wasmcp requires.
+func ValidToolName(name string) bool {
+	if len(name) == 0 || len(name) > MaxToolNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
