@@ -1,0 +1,122 @@
+# wasmcp build and test entry points. On a fresh machine with Go, Node 20+
+# and npm, `make run` serves the bundled tools and `make test` runs every
+# check CI runs.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+.DELETE_ON_ERROR:
+MAKEFLAGS += --no-print-directory
+
+GO ?= go
+BIN := bin/wasmcp
+PLUGINS_DIR := build/plugins
+TS_DIR := e2e/ts
+
+# Every main package under plugins/ and examples/go/ is one guest module,
+# build/plugins/<directory name>.wasm. -e lists a package that does not
+# compile, so that its build fails loudly instead of being left out.
+GUEST_DIRS := $(shell GOOS=wasip1 GOARCH=wasm $(GO) list -e -f '{{if eq .Name "main"}}{{.Dir}}{{end}}' \
+	$(patsubst %,./%/...,$(wildcard plugins examples/go)) 2>/dev/null)
+GUEST_NAMES := $(notdir $(GUEST_DIRS))
+GUESTS := $(patsubst %,$(PLUGINS_DIR)/%.wasm,$(GUEST_NAMES))
+ifneq ($(words $(GUEST_NAMES)),$(words $(sort $(GUEST_NAMES))))
+$(error two guest packages share a directory name, and so a .wasm name: $(sort $(GUEST_NAMES)))
+endif
+
+# Guests in other languages (mk/guests.mk: C, Rust, AssemblyScript, WAT) add
+# themselves to plugins and deps. Their example modules define the same tools
+# as examples/go, so they are built beside the served directory, not in it:
+# serving them together would only log a name collision per tool.
+GUEST_EXAMPLES_DIR := build/examples
+include $(wildcard mk/*.mk)
+
+# Sources each artifact depends on; go build's own cache does the rest.
+HOST_SRC := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './e2e/*' \
+	-not -path './plugins/*' -not -path './examples/*' -not -path './sdk-guest/*' -not -path '*/node_modules/*') go.mod go.sum
+GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
+
+# The end-to-end tests use these artifacts rather than building their own.
+E2E_ENV := WASMCP_BIN=$(abspath $(BIN)) WASMCP_PLUGINS=$(abspath $(PLUGINS_DIR)) \
+	WASMCP_EXAMPLES=$(abspath $(GUEST_EXAMPLES_DIR))
+# CI reruns every test rather than trusting the test cache of the machine.
+TEST_FLAGS ?= $(if $(filter true,$(CI)),-count=1)
+
+.PHONY: all build plugins run deps tools test vet clean help
+
+all: build plugins
+
+help:
+	@echo "make build    build $(BIN)"
+	@echo "make plugins  build every guest module (Go: plugins/, examples/go/; others: mk/*.mk) into $(PLUGINS_DIR)/"
+	@echo "make run      build both and serve $(PLUGINS_DIR) over stdio (MCP)"
+	@echo "make deps     install what the tests need (wabt's wat2wasm, the e2e npm packages)"
+	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests"
+	@echo "make clean    remove bin/ and build/"
+
+build: $(BIN)
+
+$(BIN): $(HOST_SRC)
+	@echo "  build    $@"
+	@$(GO) build -o $@ ./cmd/wasmcp
+
+plugins: $(GUESTS)
+	@# Drop modules of guests that no longer exist, so that serve does not load them.
+	@mkdir -p $(PLUGINS_DIR)
+	@for f in $(PLUGINS_DIR)/*.wasm; do \
+		[ -e "$$f" ] || continue; \
+		case " $(GUESTS) " in *" $$f "*) ;; *) echo "  remove   $$f"; rm -f "$$f";; esac; \
+	done
+
+define guest_rule
+$(PLUGINS_DIR)/$(notdir $(1)).wasm: $(GUEST_SRC)
+	@mkdir -p $(PLUGINS_DIR)
+	@echo "  wasm     $$@"
+	@GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $$@ $(1)
+endef
+$(foreach d,$(GUEST_DIRS),$(eval $(call guest_rule,$(d))))
+
+run: build plugins
+	@echo "serving $(PLUGINS_DIR) over stdio: connect an MCP client to this process (Ctrl-C stops)" >&2
+	@$(BIN) serve --dir $(PLUGINS_DIR)
+
+deps: tools $(TS_DIR)/node_modules/.package-lock.json
+
+# wat2wasm assembles the WAT guests of the tests. As root on Debian it is
+# installed; anyone else is told what to install.
+tools:
+	@if ! command -v wat2wasm >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "  install  wabt (wat2wasm) with apt-get"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update -qq >/dev/null && apt-get install -y -qq wabt >/dev/null; \
+		else \
+			echo "wat2wasm not found. Install WABT, e.g. 'sudo apt-get install wabt' on Debian/Ubuntu, then run make again." >&2; \
+			exit 1; \
+		fi; \
+	fi
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+		echo "node and npm not found. Install Node.js 20 or later with npm, then run make again." >&2; \
+		exit 1; \
+	fi
+
+# npm ci installs exactly package-lock.json; node_modules/.package-lock.json is
+# the stamp it leaves.
+$(TS_DIR)/node_modules/.package-lock.json: $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
+	@echo "  npm ci   $(TS_DIR)"
+	@cd $(TS_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@touch $@
+
+vet:
+	@echo "  vet"
+	@$(GO) vet ./...
+	@GOOS=wasip1 GOARCH=wasm $(GO) vet $(patsubst %,./%/...,$(wildcard abi sdk-guest plugins examples/go))
+
+test: deps build plugins vet
+	@echo "  test     go test -race ./..."
+	@$(E2E_ENV) $(GO) test -race $(TEST_FLAGS) ./...
+	@echo "  test     TypeScript SDK client (node --test)"
+	@cd $(TS_DIR) && $(E2E_ENV) node --test --test-reporter=spec
+
+clean:
+	@rm -rf bin build

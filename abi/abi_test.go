@@ -1,0 +1,193 @@
+package abi_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/sandbox"
+	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
+)
+
+// fence returns the body of the first ``` block of the given language in
+// doc after offset from, and the offset where that block ends.
+func fence(t *testing.T, doc, lang string, from int) (string, int) {
+	t.Helper()
+	open := "```" + lang + "\n"
+	start := strings.Index(doc[from:], open)
+	if start < 0 {
+		t.Fatalf("ABI.md has no %s block after offset %d", open, from)
+	}
+	start += from + len(open)
+	end := strings.Index(doc[start:], "\n```")
+	if end < 0 {
+		t.Fatalf("unterminated %s block in ABI.md", lang)
+	}
+	return doc[start : start+end], start + end
+}
+
+// TestGuestFromDocument builds the WAT guest of ABI.md section 7 exactly as
+// printed, loads it, and checks the result the document says it gives: the
+// document alone is enough to write a guest.
+func TestGuestFromDocument(t *testing.T) {
+	md, err := os.ReadFile("ABI.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(md)
+	wat, end := fence(t, doc, "wat", 0)
+	want, _ := fence(t, doc, "json", end)
+
+	wasm, err := sandboxtest.Wat2Wasm([]byte(wat))
+	if err != nil {
+		t.Fatal(err) // says to apt-get install wabt when wat2wasm is missing
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := plugin.Load(ctx, "echo.wasm", wasm, plugin.Options{
+		Sandbox: sandbox.Options{Logger: slog.New(slog.DiscardHandler)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+
+	var logged []string
+	res, err := p.Call(ctx, "echo", json.RawMessage(`{"message":"hi"}`), func(l abi.LogLevel, msg string) {
+		logged = append(logged, l.String()+": "+msg)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != strings.TrimSpace(want) {
+		t.Errorf("echo returned\n%s\nABI.md says\n%s", got, want)
+	}
+	if len(logged) != 1 || logged[0] != "info: echo called" {
+		t.Errorf("log lines %q, want [\"info: echo called\"]", logged)
+	}
+
+	// Its wasmcp_alloc grows memory for a large input, as its comment says.
+	big := `{"message":"` + strings.Repeat("x", 300000) + `"}`
+	res, err = p.Call(ctx, "echo", json.RawMessage(big), nil)
+	if err != nil || res.IsError || string(res.StructuredContent) != big {
+		t.Errorf("echo of %d bytes: isError %v, err %v", len(big), res != nil && res.IsError, err)
+	}
+}
+
+// Every name and limit of abi.go appears in ABI.md, so that the two cannot
+// drift apart unnoticed.
+func TestDocumentNamesConstants(t *testing.T) {
+	md, err := os.ReadFile("ABI.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{
+		abi.ExportMemory, abi.ExportInitialize, abi.ExportVersion, abi.ExportAlloc, abi.ExportDescribe,
+		abi.ExportCall, abi.ImportModule, abi.ImportLog, abi.ImportProgress, abi.ImportCancelled,
+		abi.ImportSample, abi.ImportElicit, abi.ImportReadReply,
+	} {
+		if !strings.Contains(string(md), "`"+name+"`") {
+			t.Errorf("ABI.md does not mention `%s`", name)
+		}
+	}
+	for _, phrase := range []string{
+		"# The wasmcp guest ABI, version 1",
+		"At most 1024 tools per module; the document is at most 4 MiB.",
+		"Messages over 64 KiB are truncated.",
+		"1–128 characters",
+	} {
+		if !strings.Contains(string(md), phrase) {
+			t.Errorf("ABI.md does not say %q", phrase)
+		}
+	}
+	if abi.Version != 1 || abi.MaxTools != 1024 || abi.MaxDescribeSize != 4<<20 || abi.MaxLogSize != 64<<10 || abi.MaxToolNameLen != 128 {
+		t.Error("a constant of abi.go disagrees with the numbers of ABI.md checked above")
+	}
+}
+
+func TestPackUnpack(t *testing.T) {
+	for _, c := range []struct{ ptr, n uint32 }{{0, 0}, {16, 120}, {1024, 0}, {0xFFFFFFFF, 0xFFFFFFFF}} {
+		v := abi.Pack(c.ptr, c.n)
+		if ptr, n := abi.Unpack(v); ptr != c.ptr || n != c.n {
+			t.Errorf("Unpack(Pack(%d, %d)) = %d, %d", c.ptr, c.n, ptr, n)
+		}
+	}
+	if abi.Pack(16, 120) != 16<<32|120 {
+		t.Error("Pack does not put the pointer in the high 32 bits")
+	}
+}
+
+func TestValidToolName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"echo": true, "a.b-c_D9": true, strings.Repeat("x", 128): true,
+		"": false, strings.Repeat("x", 129): false, "a b": false, "a/b": false, "é": false, "a:b": false,
+	} {
+		if got := abi.ValidToolName(name); got != want {
+			t.Errorf("ValidToolName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestLogLevelString(t *testing.T) {
+	if abi.LogDebug.String() != "debug" || abi.LogNotice.String() != "notice" || abi.LogEmergency.String() != "emergency" {
+		t.Error("LogLevel names differ from MCP's")
+	}
+	if abi.LogLevel(99).String() != "emergency" {
+		t.Error("a level above emergency is not emergency")
+	}
+}
+
+func TestContent(t *testing.T) {
+	text, blob, size := "t", "YQ==", int64(3)
+	tests := []struct {
+		c       abi.Content
+		json    string // "" when Validate must fail
+		problem string
+	}{
+		{abi.Text(""), `{"type":"text","text":""}`, ""},
+		{abi.Image("aGk=", "image/png"), `{"type":"image","data":"aGk=","mimeType":"image/png"}`, ""},
+		{abi.Audio("aGk=", "audio/wav"), `{"type":"audio","data":"aGk=","mimeType":"audio/wav"}`, ""},
+		{abi.Content{Type: abi.ContentResourceLink, URI: "file:///a", Name: "a", Size: &size},
+			`{"type":"resource_link","uri":"file:///a","name":"a","size":3}`, ""},
+		{abi.Content{Type: abi.ContentResource, Resource: &abi.ResourceContents{URI: "u", Text: &text}},
+			`{"type":"resource","resource":{"uri":"u","text":"t"}}`, ""},
+		{abi.Content{Type: abi.ContentResource, Resource: &abi.ResourceContents{URI: "u", Blob: &blob}},
+			`{"type":"resource","resource":{"uri":"u","blob":"YQ=="}}`, ""},
+		{abi.Image("", "image/png"), "", "image content needs data and mimeType"},
+		{abi.Content{Type: abi.ContentResourceLink, URI: "u"}, "", "resource_link content needs uri and name"},
+		{abi.Content{Type: abi.ContentResource}, "", "resource content needs resource.uri"},
+		{abi.Content{Type: abi.ContentResource, Resource: &abi.ResourceContents{URI: "u", Text: &text, Blob: &blob}}, "",
+			"resource content needs exactly one of resource.text and resource.blob"},
+		{abi.Content{}, "", "content block has no type"},
+		{abi.Content{Type: "video"}, "", `content type "video" is not one of text, image, audio, resource_link, resource`},
+	}
+	for _, tt := range tests {
+		err := tt.c.Validate()
+		if tt.problem != "" {
+			if err == nil || err.Error() != tt.problem {
+				t.Errorf("Validate(%+v) = %v, want %q", tt.c, err, tt.problem)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Validate(%+v) = %v", tt.c, err)
+		}
+		got, err := json.Marshal(tt.c)
+		if err != nil || string(got) != tt.json {
+			t.Errorf("Marshal(%+v) = %s, %v; want %s", tt.c, got, err, tt.json)
+		}
+	}
+	if _, err := json.Marshal(abi.Content{Type: "video"}); err == nil {
+		t.Error("Marshal of an unknown content type succeeded")
+	}
+}

@@ -1,0 +1,167 @@
+// Command wasmcp is an MCP server whose tools are WebAssembly modules.
+//
+//	wasmcp serve --dir DIR        serve the tools of DIR/*.wasm over stdio
+//	wasmcp inspect FILE.wasm      tell what a module defines and whether it loads
+//	wasmcp call FILE.wasm TOOL J  run one tool locally and print its result
+//	wasmcp version                print versions
+//
+// Run "wasmcp help" for the details.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `wasmcp is an MCP server whose tools are WebAssembly modules.
+
+Usage:
+
+	wasmcp <command> [flags] [arguments]
+
+Commands:
+
+	serve    serve the tools of every *.wasm in a directory over stdio (MCP)
+	inspect  show what a module defines and whether it would load
+	call     run one tool of a module locally and print its result
+	version  print the versions of wasmcp, its ABI and its dependencies
+	help     print this text, or "wasmcp help <command>" for one command
+
+Examples:
+
+	wasmcp serve --dir ./build/plugins
+	wasmcp inspect plugin.wasm
+	wasmcp call plugin.wasm echo '{"message":"hi"}'
+`
+
+// command is one subcommand: its flags are declared by flags, and run gets
+// the positional arguments once they are parsed.
+type command struct {
+	name    string
+	summary string // the usage line after "wasmcp NAME"
+	doc     string // what it does, for -h
+	// setup declares the command's flags on fs and returns its body.
+	setup func(fs *flag.FlagSet) func(ctx context.Context, args []string) error
+}
+
+var commands = []command{serveCmd, inspectCmd, callCmd, versionCmd}
+
+// usageError is an error in how a command was invoked: the command's usage
+// text is printed after it, and the exit status is 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
+
+// exitError carries an exit status other than 1 without printing anything
+// more, for a command that has already said what went wrong.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// stdout and stderr are where commands write; run sets them so that tests
+// can capture both.
+var stdout, stderr io.Writer = os.Stdout, os.Stderr
+
+// run executes one command line and returns the exit status.
+func run(ctx context.Context, args []string, out, errOut io.Writer) int {
+	stdout, stderr = out, errOut
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	name, args := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) == 0 {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		c, ok := lookup(args[0])
+		if !ok {
+			fmt.Fprintf(stderr, "wasmcp: unknown command %q\n\n%s", args[0], usage)
+			return 2
+		}
+		fs := c.flagSet(stdout)
+		fs.Usage()
+		return 0
+	}
+	c, ok := lookup(name)
+	if !ok {
+		fmt.Fprintf(stderr, "wasmcp: unknown command %q\n\n%s", name, usage)
+		return 2
+	}
+	return c.run(ctx, args)
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// flagSet returns the command's flags with a usage function writing to w.
+func (c command) flagSet(w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("wasmcp "+c.name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprintf(w, "Usage: wasmcp %s %s\n\n%s\n", c.name, c.summary, c.doc)
+		if hasFlags(fs) {
+			fmt.Fprintf(w, "\nFlags:\n")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+// run parses args and runs the command, turning its error into an exit
+// status.
+func (c command) run(ctx context.Context, args []string) int {
+	fs := c.flagSet(stderr)
+	body := c.setup(fs)
+	positional, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		// The flag package has printed the error and the usage.
+		return 2
+	}
+	err = body(ctx, positional)
+	var (
+		exit exitError
+		uerr usageError
+	)
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		return exit.code
+	case errors.As(err, &uerr):
+		fmt.Fprintf(stderr, "wasmcp %s: %v\n\n", c.name, err)
+		fs.Usage()
+		return 2
+	}
+	fmt.Fprintf(stderr, "wasmcp %s: %v\n", c.name, err)
+	return 1
+}

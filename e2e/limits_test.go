@@ -1,0 +1,33 @@
+package e2e
+
+import "testing"
+
+// TestLimits serves the hostile guest under small limits: a looping call and
+// a memory bomb end as tool errors that say which limit they hit, and the
+// server, the module and its neighbours keep working after each.
+func TestLimits(t *testing.T) {
+	s := startServer(t, servedCopy(t, wat("hostile"), wat("hello")), serverOptions{
+		protocol: legacyProtocol,
+		args:     []string{"--timeout", "1s", "--memory", "2MiB"},
+	})
+	stillWorks := func(t *testing.T) {
+		t.Helper()
+		// The same module, in a fresh instance: the failed one was discarded.
+		if res := s.call(t, "ping", `{}`); text(res) != "pong" {
+			t.Errorf("ping after the failure = %q, want pong", text(res))
+		}
+		// Another module.
+		if res := s.call(t, "hello", ``); res.IsError {
+			t.Errorf("hello after the failure: %s", text(res))
+		}
+	}
+
+	t.Run("timeout", func(t *testing.T) {
+		wantToolError(t, s.call(t, "spin", `{}`), "spin", "timed out")
+		stillWorks(t)
+	})
+	t.Run("memory", func(t *testing.T) {
+		wantToolError(t, s.call(t, "bomb", `{}`), "bomb", "memory")
+		stillWorks(t)
+	})
+}

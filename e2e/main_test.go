@@ -1,0 +1,191 @@
+// Package e2e drives the real wasmcp binary over stdio with the MCP Go SDK's
+// client, as an MCP host application would.
+//
+// The binary and the bundled guest modules come from WASMCP_BIN and
+// WASMCP_PLUGINS (make test sets both); when unset, TestMain builds them, so
+// "go test ./e2e" works alone. The WAT guests in testdata are assembled with
+// wat2wasm (Debian package wabt).
+package e2e
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var (
+	// binPath is the wasmcp binary under test.
+	binPath string
+	// pluginsDir holds the bundled guests, <name>.wasm. Tests serve copies.
+	pluginsDir string
+	// examplesDir holds the example modules in languages other than Go,
+	// examples-<lang>.wasm. They define the same tools as examples/go, so
+	// the Makefile keeps them out of the served plugin directory.
+	examplesDir string
+	// watDir holds the testdata guests assembled from testdata/*.wat.
+	watDir string
+	// cacheDir is the compilation cache every server of the run shares, so
+	// that only the first one compiles the Go guests.
+	cacheDir string
+)
+
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "wasmcp-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := 1
+	if err := setup(tmp); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e setup: %v\n", err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+func setup(tmp string) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	cacheDir = filepath.Join(tmp, "cache")
+	watDir = filepath.Join(tmp, "wat")
+
+	if binPath = os.Getenv("WASMCP_BIN"); binPath == "" {
+		binPath = filepath.Join(tmp, "wasmcp")
+		if err := goBuild(root, nil, "-o", binPath, "./cmd/wasmcp"); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(binPath); err != nil {
+		return fmt.Errorf("wasmcp binary: %w", err)
+	}
+	if pluginsDir = os.Getenv("WASMCP_PLUGINS"); pluginsDir == "" {
+		pluginsDir = filepath.Join(tmp, "plugins")
+		if err := buildGuests(root, pluginsDir); err != nil {
+			return err
+		}
+	}
+	// Without WASMCP_EXAMPLES only the Go examples, built above, are run.
+	examplesDir = cmp.Or(os.Getenv("WASMCP_EXAMPLES"), pluginsDir)
+	return assembleWAT(filepath.Join(root, "e2e", "testdata"), watDir)
+}
+
+// moduleRoot is the directory of the go.mod above the test's directory.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// buildGuests builds every main package under plugins/ and examples/go/
+// into dst as <directory name>.wasm, as make plugins does.
+func buildGuests(root, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	wasip1 := []string{"GOOS=wasip1", "GOARCH=wasm"}
+	var patterns []string
+	for _, d := range []string{"plugins", "examples/go"} {
+		if _, err := os.Stat(filepath.Join(root, d)); err == nil {
+			patterns = append(patterns, "./"+d+"/...")
+		}
+	}
+	if len(patterns) == 0 {
+		return fmt.Errorf("no guest sources under %s/plugins or %s/examples/go", root, root)
+	}
+	out, err := goOutput(root, wasip1, append([]string{"list", "-f", `{{if eq .Name "main"}}{{.Dir}}{{end}}`}, patterns...)...)
+	if err != nil {
+		return err
+	}
+	for _, dir := range strings.Fields(out) {
+		wasm := filepath.Join(dst, filepath.Base(dir)+".wasm")
+		if err := goBuild(root, wasip1, "-buildmode=c-shared", "-o", wasm, dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func goBuild(root string, env []string, args ...string) error {
+	_, err := goOutput(root, env, append([]string{"build"}, args...)...)
+	return err
+}
+
+func goOutput(root string, env []string, args ...string) (string, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	return string(out), nil
+}
+
+// assembleWAT turns every src/*.wat into dst/*.wasm.
+func assembleWAT(src, dst string) error {
+	if _, err := exec.LookPath("wat2wasm"); err != nil {
+		return fmt.Errorf("wat2wasm not found: install WABT (Debian: apt-get install wabt), or run make deps")
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	wats, err := filepath.Glob(filepath.Join(src, "*.wat"))
+	if err != nil || len(wats) == 0 {
+		return fmt.Errorf("no .wat files in %s", src)
+	}
+	for _, wat := range wats {
+		out := filepath.Join(dst, strings.TrimSuffix(filepath.Base(wat), ".wat")+".wasm")
+		if msg, err := exec.Command("wat2wasm", wat, "-o", out).CombinedOutput(); err != nil {
+			return fmt.Errorf("wat2wasm %s: %v\n%s", wat, err, msg)
+		}
+	}
+	return nil
+}
+
+// copyFile copies src to dst through a temporary name in dst's directory and
+// a rename, so that a watching server never sees a half-written module.
+func copyFile(t testing.TB, src, dst string) {
+	t.Helper()
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".partial-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(tmp, in); err != nil {
+		tmp.Close()
+		t.Fatal(err)
+	}
+	if err := tmp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		t.Fatal(err)
+	}
+}

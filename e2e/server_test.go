@@ -1,0 +1,259 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// legacyProtocol is the protocol of the initialize handshake, which the
+// TypeScript SDK, MCP Inspector and most clients in use speak. The Go SDK
+// client defaults to the newer stateless protocol; tests that care say which.
+const legacyProtocol = "2025-11-25"
+
+// testContext bounds a test so that a hang fails it rather than the whole
+// run; the bound is no statement about speed.
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// server is a running "wasmcp serve" with a connected go-sdk client.
+type server struct {
+	*mcp.ClientSession
+	dir string
+	// toolsChanged receives one value per notifications/tools/list_changed.
+	toolsChanged chan struct{}
+	// logs receives the notifications/message the server sends.
+	logs   chan *mcp.LoggingMessageParams
+	stderr *lockedBuffer
+}
+
+// serverOptions describe one server of a test.
+type serverOptions struct {
+	protocol string   // "" for the client's default
+	args     []string // extra serve flags
+}
+
+// startServer runs wasmcp serve on dir and connects a client to it. The
+// server stops (and must exit cleanly) when the test ends; its log is shown
+// if the test failed.
+func startServer(t *testing.T, dir string, opts serverOptions) *server {
+	t.Helper()
+	s := &server{
+		dir:          dir,
+		toolsChanged: make(chan struct{}, 64),
+		logs:         make(chan *mcp.LoggingMessageParams, 64),
+		stderr:       &lockedBuffer{},
+	}
+	args := append([]string{"serve", "--dir", dir, "--cache-dir", cacheDir, "--log-level", "debug"}, opts.args...)
+	cmd := exec.Command(binPath, args...)
+	cmd.Stderr = s.stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-e2e", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case s.toolsChanged <- struct{}{}:
+			default: // the test only needs to know that one came
+			}
+		},
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			select {
+			case s.logs <- r.Params:
+			default:
+			}
+		},
+	})
+	cs, err := client.Connect(testContext(t), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: opts.protocol})
+	if err != nil {
+		t.Fatalf("connect to wasmcp serve: %v\nserver log:\n%s", err, s.stderr)
+	}
+	s.ClientSession = cs
+	t.Cleanup(func() {
+		// Closing stdin is the stdio transport's shutdown; the server must
+		// exit 0 on its own, before the transport resorts to signals.
+		if err := cs.Close(); err != nil {
+			t.Errorf("server did not exit cleanly after stdin closed: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("server log:\n%s", s.stderr)
+		}
+	})
+	return s
+}
+
+// servedCopy returns a new directory holding copies of the given modules,
+// so that a test may add and remove files without touching the others.
+func servedCopy(t *testing.T, modules ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, m := range modules {
+		copyFile(t, m, filepath.Join(dir, filepath.Base(m)))
+	}
+	return dir
+}
+
+// bundled lists the bundled modules, optionally without some of them.
+func bundled(t *testing.T, except ...string) []string {
+	t.Helper()
+	all, err := filepath.Glob(filepath.Join(pluginsDir, "*.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 {
+		t.Fatalf("no modules in %s", pluginsDir)
+	}
+	return slices.DeleteFunc(all, func(p string) bool {
+		return slices.Contains(except, strings.TrimSuffix(filepath.Base(p), ".wasm"))
+	})
+}
+
+// wat returns the path of an assembled testdata guest.
+func wat(name string) string { return filepath.Join(watDir, name+".wasm") }
+
+// call calls a tool with arguments given as JSON text and fails the test on
+// a protocol error.
+func (s *server) call(t *testing.T, tool, args string) *mcp.CallToolResult {
+	t.Helper()
+	res, err := s.callErr(t, tool, args)
+	if err != nil {
+		t.Fatalf("call %s(%s): %v", tool, args, err)
+	}
+	return res
+}
+
+func (s *server) callErr(t *testing.T, tool, args string) (*mcp.CallToolResult, error) {
+	t.Helper()
+	p := &mcp.CallToolParams{Name: tool}
+	if args != "" {
+		p.Arguments = json.RawMessage(args)
+	}
+	return s.CallTool(testContext(t), p)
+}
+
+// tools returns the served tools by name.
+func (s *server) tools(t *testing.T) map[string]*mcp.Tool {
+	t.Helper()
+	out := map[string]*mcp.Tool{}
+	for tool, err := range s.Tools(testContext(t), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[tool.Name] = tool
+	}
+	return out
+}
+
+// waitToolsChanged waits for a list_changed notification.
+func (s *server) waitToolsChanged(t *testing.T) {
+	t.Helper()
+	select {
+	case <-s.toolsChanged:
+	case <-testContext(t).Done():
+		t.Fatalf("no notifications/tools/list_changed\nserver log:\n%s", s.stderr)
+	}
+}
+
+// text is the concatenated text content of a result.
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// structured decodes a result's structuredContent into v.
+func structured(t *testing.T, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("structuredContent %s: %v", b, err)
+	}
+}
+
+// wantOK fails the test unless res is a successful result.
+func wantOK(t *testing.T, res *mcp.CallToolResult) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("isError result: %s", text(res))
+	}
+	if len(res.Content) == 0 {
+		t.Fatalf("result has no content")
+	}
+}
+
+// wantToolError fails the test unless res is an isError result whose text
+// contains every one of words.
+func wantToolError(t *testing.T, res *mcp.CallToolResult, words ...string) {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("want isError, got %s", mustJSON(t, res))
+	}
+	for _, w := range words {
+		if !strings.Contains(text(res), w) {
+			t.Errorf("error text %q does not mention %q", text(res), w)
+		}
+	}
+}
+
+// wantInvalidParams fails the test unless err is JSON-RPC error -32602.
+func wantInvalidParams(t *testing.T, err error) {
+	t.Helper()
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
+		t.Fatalf("err = %v, want JSON-RPC error %d", err, jsonrpc.CodeInvalidParams)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// lockedBuffer collects a server's stderr while tests read it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// removeFile deletes a served module.
+func removeFile(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,113 @@
+package host
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Defaults of NewConfig. They match ABI.md section 6 and the flags of the
+// wasmcp command.
+const (
+	DefaultTimeout   = 30 * time.Second
+	DefaultMemory    = 256 << 20
+	DefaultMaxInput  = 4 << 20
+	DefaultMaxOutput = 4 << 20
+)
+
+// pageSize is the size of a WebAssembly memory page; memory limits are whole
+// pages.
+const pageSize = 65536
+
+// maxMemory is the most a 32-bit linear memory can address: 65536 pages.
+const maxMemory = 4 << 30
+
+// Config configures a Host. It is an immutable value: every With method
+// returns a modified copy, so one Config can be shared and specialised
+// safely. Values are validated by New and Inspect, not by the With methods.
+type Config struct {
+	dir       string
+	cacheDir  string
+	timeout   time.Duration
+	memory    uint64
+	maxInput  int
+	maxOutput int
+	logger    *slog.Logger
+
+	// settle overrides the watcher's settle time; zero keeps its default.
+	// Only this package's tests set it, to make hot reload tests quicker.
+	settle time.Duration
+}
+
+// NewConfig returns the default configuration: no plugin directory, a call
+// timeout of 30 s, 256 MiB of memory per instance, 4 MiB of arguments and
+// of result, the compilation cache in os.UserCacheDir()/wasmcp (none if
+// the platform has no user cache directory), and slog.Default() for logs.
+func NewConfig() Config {
+	c := Config{
+		timeout:   DefaultTimeout,
+		memory:    DefaultMemory,
+		maxInput:  DefaultMaxInput,
+		maxOutput: DefaultMaxOutput,
+	}
+	if dir, err := os.UserCacheDir(); err == nil {
+		c.cacheDir = filepath.Join(dir, "wasmcp")
+	}
+	return c
+}
+
+// WithDir sets the plugin directory that LoadDir loads and Watch watches.
+func (c Config) WithDir(dir string) Config { c.dir = dir; return c }
+
+// WithCacheDir sets the directory holding compiled code and tool name
+// claims. The empty string disables both on disk: modules are compiled at
+// every start and claims last only as long as the Host.
+func (c Config) WithCacheDir(dir string) Config { c.cacheDir = dir; return c }
+
+// WithTimeout sets the deadline of one tool call. It must be positive.
+func (c Config) WithTimeout(d time.Duration) Config { c.timeout = d; return c }
+
+// WithMemoryLimit sets the most linear memory one instance may use, in
+// bytes. It is rounded down to whole 64 KiB pages and must be between one
+// page and 4 GiB.
+func (c Config) WithMemoryLimit(bytes uint64) Config { c.memory = bytes; return c }
+
+// WithMaxInput sets the largest arguments document of a call, in bytes. It
+// must be positive.
+func (c Config) WithMaxInput(bytes int) Config { c.maxInput = bytes; return c }
+
+// WithMaxOutput sets the largest result document a guest may return, in
+// bytes. It must be positive and below 4 GiB.
+func (c Config) WithMaxOutput(bytes int) Config { c.maxOutput = bytes; return c }
+
+// WithLogger sets where the host's and the guests' log lines go. Nil means
+// slog.Default().
+func (c Config) WithLogger(l *slog.Logger) Config { c.logger = l; return c }
+
+// validate reports the first invalid setting and returns the memory limit in
+// pages.
+func (c Config) validate() (pages uint32, err error) {
+	switch {
+	case c.timeout <= 0:
+		return 0, fmt.Errorf("config: timeout %v is not positive", c.timeout)
+	case c.memory < pageSize:
+		return 0, fmt.Errorf("config: memory limit of %d bytes is less than one 64 KiB page", c.memory)
+	case c.memory > maxMemory:
+		return 0, fmt.Errorf("config: memory limit of %d bytes is over the 4 GiB a module can address", c.memory)
+	case c.maxInput <= 0:
+		return 0, fmt.Errorf("config: max input %d is not positive", c.maxInput)
+	case c.maxOutput <= 0 || uint64(c.maxOutput) > math.MaxUint32:
+		return 0, fmt.Errorf("config: max output %d is not between 1 byte and 4 GiB", c.maxOutput)
+	}
+	return uint32(c.memory / pageSize), nil
+}
+
+func (c Config) log() *slog.Logger {
+	if c.logger == nil {
+		return slog.Default()
+	}
+	return c.logger
+}

@@ -1,0 +1,64 @@
+// Package host is the wasmcp engine: it loads WebAssembly tool modules from
+// a directory, lists their tools, calls them in a sandbox, and reloads them
+// when their files change. It knows nothing of MCP or JSON-RPC; the MCP
+// adapter maps a Host onto a protocol server.
+//
+// A Host is made from an immutable Config:
+//
+//	h, err := host.New(ctx, host.NewConfig().WithDir("plugins"))
+//	...
+//	err = h.LoadDir(ctx)          // every *.wasm; failures are logged and skipped
+//	go h.Watch(ctx)               // hot reload until ctx is done
+//	h.Subscribe(func(c host.Change) { ... })
+//	res, err := h.Call(ctx, host.CallRequest{Tool: "echo", Arguments: args})
+//	...
+//	h.Close(ctx)
+//
+// # Hot reload
+//
+// Watch reports a file once it has stopped changing. A file whose content
+// (SHA-256) is that of the version loaded is ignored. Otherwise the new
+// version is loaded completely (compiled, instantiated, described, its
+// definitions and schemas validated) before anything changes; if that fails
+// the previous version keeps serving and the log names the file and the
+// reason. A file read while still being written fails to load and is loaded
+// when its writer touches it again. The swap is atomic: calls already
+// running finish on the old version, later calls go to the new one, and the
+// old version is closed once its calls have drained. A call that picked the
+// old version just before the swap and reached it after it closed is
+// retried on the new one, so a tool present in both versions never fails
+// because of a reload. A deleted file's tools disappear.
+//
+// Subscribers receive one Change per effective change of the tool set, in
+// order. A reload that leaves every tool definition byte-identical (after
+// canonicalising its JSON) produces no Change.
+//
+// # Tool name collisions
+//
+// Tool names are global, so two modules may define the same name. The rule:
+// a module loaded later never takes over a tool name another module already
+// serves. The module serving it (the owner) keeps it; the newcomer's
+// colliding tools are refused, its other tools are served, and a log line
+// names the tool and both files. Refused lists the refusals.
+//
+// Ownership is recorded as a claim (tool name -> plugin name). Claims are
+// kept in the cache directory, in claims/<first 16 hex digits of the
+// SHA-256 of the absolute plugin directory>.json, so a restart gives every
+// tool to the same module whatever order the files load in. At start, a
+// claimed tool goes to its claimant if the claimant loads and still defines
+// it; otherwise, and for unclaimed collisions, to the first defining module
+// in plugin name order (the file name without ".wasm"). A new version of a
+// file keeps its claims. When the owner is deleted, or a new version of it
+// no longer defines the tool, the claim is released and the next module
+// defining it, in plugin name order, takes it (logged). With no cache
+// directory, claims live in memory only, and after a restart collisions are
+// decided by plugin name order again.
+//
+// # Files
+//
+// Plugin files are the regular files directly in the directory whose names
+// end in ".wasm" and do not start with '.', '#' or '~' (see
+// host/watcher.DefaultMatch); the initial load and hot reload use the same
+// rule. A plugin's name is its file name without ".wasm"; LoadFile of a file
+// elsewhere with the name of a loaded plugin replaces that plugin.
+package host

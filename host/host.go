@@ -1,0 +1,251 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/registry"
+	"github.com/wasmcp/wasmcp/host/sandbox"
+)
+
+// Tool is a served tool: its definition and the module serving it.
+type Tool struct {
+	abi.Tool
+	// Plugin is the name of the serving module: its file name without
+	// ".wasm".
+	Plugin string
+	// SHA256 is the hex SHA-256 of the serving module's file content.
+	SHA256 string
+}
+
+// CallRequest asks for one tool call.
+type CallRequest struct {
+	// Tool is the tool name.
+	Tool string
+	// Arguments is the arguments object; nil or empty means {}.
+	Arguments json.RawMessage
+	// Log, if set, receives the guest's log lines during this call (they
+	// also go to the Config's logger).
+	Log sandbox.LogFunc
+}
+
+// Change is a difference in the tool set, delivered to Subscribe callbacks.
+// It is never empty. Added and Updated are sorted by name, Removed too.
+type Change struct {
+	// Added are tools that were not served before.
+	Added []Tool
+	// Updated are tools whose definition changed.
+	Updated []Tool
+	// Removed are the names of tools no longer served.
+	Removed []string
+}
+
+// Refusal is a tool a module defines but is not served from it because
+// another module owns the name (see the package documentation).
+type Refusal struct {
+	// Tool is the tool name.
+	Tool string `json:"tool"`
+	// File is the module whose definition is refused.
+	File string `json:"file"`
+	// Owner is the module serving the tool.
+	Owner string `json:"owner"`
+}
+
+// ErrUnknownTool is returned by Call, wrapped with the name, for a tool that
+// is not served. The MCP adapter maps it to JSON-RPC error -32602.
+var ErrUnknownTool = registry.ErrUnknownTool
+
+// ErrClosed is returned by the methods of a Host after Close.
+var ErrClosed = errors.New("host closed")
+
+// Host serves the tools of a set of modules. Its methods are safe for
+// concurrent use.
+type Host struct {
+	cfg   Config
+	dir   string // absolute plugin directory; empty if none
+	log   *slog.Logger
+	opts  plugin.Options
+	cache wazero.CompilationCache
+	reg   *registry.Registry[*module]
+	open  atomic.Int64 // modules loaded and not yet closed
+
+	// loading serialises the loaders (LoadDir, LoadFile, Watch batches) so
+	// that an older read of a file never replaces a newer one.
+	loading sync.Mutex
+
+	// stopCtx is cancelled by Close to stop every Watch.
+	stopCtx  context.Context
+	stop     context.CancelFunc
+	mu       sync.Mutex
+	closed   bool           // guarded by mu
+	watchers sync.WaitGroup // running Watch calls; Add under mu
+}
+
+// module is a loaded plugin as the registry holds it. It counts open
+// modules, which lets tests prove that nothing outlives Close.
+type module struct {
+	*plugin.Plugin
+	open   *atomic.Int64
+	closed atomic.Bool
+}
+
+// Close closes the plugin, waiting for its calls to finish.
+func (m *module) Close(ctx context.Context) error {
+	err := m.Plugin.Close(ctx)
+	if m.closed.CompareAndSwap(false, true) {
+		m.open.Add(-1)
+	}
+	return err
+}
+
+// New validates cfg and returns a Host with no modules. It opens the
+// compilation cache in the cache directory, creating the directory (0700);
+// if that fails it logs a warning and works without a cache on disk.
+func New(ctx context.Context, cfg Config) (*Host, error) {
+	pages, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{cfg: cfg, log: cfg.log()}
+	if cfg.dir != "" {
+		if h.dir, err = filepath.Abs(cfg.dir); err != nil {
+			return nil, fmt.Errorf("config: plugin directory %s: %w", cfg.dir, err)
+		}
+	}
+	h.stopCtx, h.stop = context.WithCancel(context.Background())
+	var claims registry.ClaimStore
+	h.cache, claims = openCache(cfg.cacheDir, h.dir, h.log)
+	h.opts = plugin.Options{
+		Sandbox: sandbox.Options{
+			Limits: sandbox.Limits{MemoryPages: pages, Timeout: cfg.timeout, MaxOutput: uint32(cfg.maxOutput)},
+			Cache:  h.cache,
+			Logger: h.log,
+		},
+		MaxInput: cfg.maxInput,
+	}
+	h.reg = registry.New[*module](registry.Options{Logger: h.log, Claims: claims})
+	return h, nil
+}
+
+// openCache returns the compilation cache and, when there is a plugin
+// directory (absolute) and a cache directory, the claims file of that
+// directory. A cache directory that cannot be used leaves an in-memory
+// compilation cache, which still shares compiled code between modules and
+// between versions of one module.
+func openCache(cacheDir, dir string, log *slog.Logger) (wazero.CompilationCache, registry.ClaimStore) {
+	if cacheDir == "" {
+		return wazero.NewCompilationCache(), nil
+	}
+	// wazero creates the directory (0700) if needed, and its own
+	// version-specific subdirectory in it.
+	cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
+	if err != nil {
+		log.Warn("cache directory unusable; compiling without a disk cache, claims in memory only", "dir", cacheDir, "err", err)
+		return wazero.NewCompilationCache(), nil
+	}
+	if dir == "" {
+		return cache, nil
+	}
+	return cache, registry.NewFileStore(claimsPath(cacheDir, dir), dir)
+}
+
+// claimsPath names the claims file of the plugin directory absDir.
+func claimsPath(cacheDir, absDir string) string {
+	sum := sha256.Sum256([]byte(absDir))
+	return filepath.Join(cacheDir, "claims", hex.EncodeToString(sum[:])[:16]+".json")
+}
+
+// Tools returns the served tools sorted by name.
+func (h *Host) Tools() []Tool {
+	return toTools(h.reg.Snapshot().Entries())
+}
+
+// Refused returns the tools refused because another module owns their
+// name, sorted by tool and file.
+func (h *Host) Refused() []Refusal {
+	return refusals(h.reg.Snapshot())
+}
+
+func refusals(s *registry.Snapshot[*module]) []Refusal {
+	var out []Refusal
+	for _, r := range s.Refused() {
+		p, _ := s.Plugin(r.Plugin)
+		o, _ := s.Plugin(r.Owner)
+		out = append(out, Refusal{Tool: r.Tool, File: p.Path(), Owner: o.Path()})
+	}
+	return out
+}
+
+func toTools(es []registry.Entry[*module]) []Tool {
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]Tool, len(es))
+	for i, e := range es {
+		out[i] = Tool{Tool: e.Tool, Plugin: e.Plugin.Name(), SHA256: e.Plugin.SHA256()}
+	}
+	return out
+}
+
+// Call runs a tool. A tool error (invalid arguments, a guest failure, a
+// timeout, ...) is a Result with IsError set and a nil error; the error is
+// non-nil only for an unknown tool (ErrUnknownTool) or a closed Host
+// (ErrClosed).
+func (h *Host) Call(ctx context.Context, req CallRequest) (*abi.Result, error) {
+	res, err := h.reg.Call(ctx, req.Tool, req.Arguments, req.Log)
+	if errors.Is(err, registry.ErrClosed) {
+		return nil, fmt.Errorf("call %s: %w", req.Tool, ErrClosed)
+	}
+	return res, err
+}
+
+// Subscribe registers fn to be called after each effective change of the
+// tool set, serially and in order, from a goroutine of the Host. fn must not
+// call Close. cancel stops further calls.
+func (h *Host) Subscribe(fn func(Change)) (cancel func()) {
+	return h.reg.Subscribe(func(c registry.Change[*module]) {
+		fn(Change{Added: toTools(c.Added), Updated: toTools(c.Updated), Removed: c.Removed})
+	})
+}
+
+// Close stops every Watch, waits for them to return, closes every module
+// (waiting for running calls, bounded by ctx) and the compilation cache.
+// Later calls fail with ErrClosed. Close is idempotent.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	h.mu.Unlock()
+	h.stop()
+	h.watchers.Wait()
+	// A load in progress finishes before the registry closes; its Update
+	// then closes what it loaded.
+	h.loading.Lock()
+	defer h.loading.Unlock()
+	err := h.reg.Close(ctx)
+	if cerr := h.cache.Close(ctx); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("close compilation cache: %w", cerr))
+	}
+	return err
+}
+
+func (h *Host) isClosed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}

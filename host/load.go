@@ -1,0 +1,241 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/registry"
+	"github.com/wasmcp/wasmcp/host/watcher"
+)
+
+// LoadDir loads every plugin file of the configured directory, in parallel,
+// and serves them all from one swap. A file that fails to load is logged
+// with the reason and skipped; the others load. Files already loaded with
+// the same content are kept as they are, and loaded plugins of the
+// directory whose file is gone are removed, so LoadDir can also be used to
+// resynchronise. The error is for the directory itself (none configured,
+// unreadable), a closed Host, or ctx ending.
+func (h *Host) LoadDir(ctx context.Context) error {
+	if h.dir == "" {
+		return errors.New("load: no plugin directory configured")
+	}
+	if h.isClosed() {
+		return ErrClosed
+	}
+	return h.syncDir(ctx)
+}
+
+// LoadFile loads one module file, which need not be in the configured
+// directory, and serves it, replacing a loaded plugin of the same name. It
+// returns the reason the file could not be loaded, if any. Loading a file
+// whose content is already served is a no-op.
+func (h *Host) LoadFile(ctx context.Context, path string) error {
+	if h.isClosed() {
+		return ErrClosed
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", path, err)
+	}
+	h.loading.Lock()
+	defer h.loading.Unlock()
+	m, err := h.load(ctx, abs, h.reg.Snapshot())
+	if err != nil || m == nil {
+		return err
+	}
+	if _, err := h.reg.Update([]*module{m}, nil); err != nil {
+		return fmt.Errorf("load %s: %w", path, ErrClosed)
+	}
+	h.logLoaded(m)
+	return nil
+}
+
+// Watch reloads plugin files of the configured directory as they change,
+// until ctx is done or the Host is closed; it then returns nil. Other errors
+// are for the directory (none configured, not watchable). Watch first
+// brings the loaded set up to date with the directory, so changes made
+// between LoadDir and Watch are not missed. Call it at most once at a time.
+func (h *Host) Watch(ctx context.Context) error {
+	if h.dir == "" {
+		return errors.New("watch: no plugin directory configured")
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return ErrClosed
+	}
+	h.watchers.Add(1)
+	h.mu.Unlock()
+	defer h.watchers.Done()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(h.stopCtx, cancel)()
+
+	w, err := watcher.New(h.dir, watcher.Options{Settle: h.cfg.settle, Logger: h.log})
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	// The watcher reports what changes from now on; the sync covers what
+	// changed before it started.
+	if err := h.syncDir(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case batch, ok := <-w.Events():
+			if !ok {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return fmt.Errorf("watch %s: the watcher stopped", h.dir)
+			}
+			h.apply(ctx, batch)
+		}
+	}
+}
+
+// syncDir makes the loaded plugins of the directory match its files.
+func (h *Host) syncDir(ctx context.Context) error {
+	paths, err := watcher.Scan(h.dir, nil)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	h.loading.Lock()
+	defer h.loading.Unlock()
+	s := h.reg.Snapshot()
+	mods := h.loadAll(ctx, paths, s)
+	var gone []string
+	for _, p := range s.Plugins() {
+		if filepath.Dir(p.Path()) == h.dir && !slices.Contains(paths, p.Path()) {
+			gone = append(gone, p.Name())
+		}
+	}
+	h.update(mods, gone, s)
+	return ctx.Err()
+}
+
+// apply loads the changed files of one watcher batch and removes the
+// removed ones, as one swap.
+func (h *Host) apply(ctx context.Context, batch []watcher.Event) {
+	h.loading.Lock()
+	defer h.loading.Unlock()
+	s := h.reg.Snapshot()
+	var changed, gone []string
+	for _, e := range batch {
+		switch e.Op {
+		case watcher.Changed:
+			changed = append(changed, e.Path)
+		case watcher.Removed:
+			// Only the plugin loaded from that file, not one of the same
+			// name loaded with LoadFile from elsewhere.
+			if p, ok := s.Plugin(pluginName(e.Path)); ok && p.Path() == e.Path {
+				gone = append(gone, p.Name())
+			}
+		}
+	}
+	h.update(h.loadAll(ctx, changed, s), gone, s)
+}
+
+// update swaps mods in and gone out, and logs what happened to each file.
+func (h *Host) update(mods []*module, gone []string, s *registry.Snapshot[*module]) {
+	if len(mods) == 0 && len(gone) == 0 {
+		return
+	}
+	if _, err := h.reg.Update(mods, gone); err != nil {
+		return // closed: the registry closed mods
+	}
+	for _, m := range mods {
+		h.logLoaded(m)
+	}
+	for _, name := range gone {
+		p, _ := s.Plugin(name)
+		h.log.Info("plugin removed", "file", p.Path())
+	}
+}
+
+func (h *Host) logLoaded(m *module) {
+	h.log.Info("plugin loaded", "file", m.Path(), "tools", len(m.Tools()), "sha256", m.SHA256())
+}
+
+// loadAll loads paths in parallel, at most GOMAXPROCS at a time, and
+// returns the modules that loaded and differ from those in s, in the order
+// of paths whatever order they finish in. Failures are logged.
+func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot[*module]) []*module {
+	mods := make([]*module, len(paths))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, path := range paths {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			m, err := h.load(ctx, path, s)
+			if err != nil {
+				h.loadFailed(ctx, path, err, s)
+				return
+			}
+			mods[i] = m
+		}()
+	}
+	wg.Wait()
+	return slices.DeleteFunc(mods, func(m *module) bool { return m == nil })
+}
+
+// load reads path and loads it, unless s already serves that content from
+// that path: then it returns nil, nil.
+func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot[*module]) (*module, error) {
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	if cur, ok := s.Plugin(pluginName(path)); ok && cur.Path() == path && cur.SHA256() == digest(wasm) {
+		h.log.Debug("plugin unchanged; not reloaded", "file", path)
+		return nil, nil
+	}
+	p, err := plugin.Load(ctx, path, wasm, h.opts)
+	if err != nil {
+		return nil, err
+	}
+	h.open.Add(1)
+	return &module{Plugin: p, open: &h.open}, nil
+}
+
+// loadFailed logs why path did not load. A failure caused by ctx ending
+// (shutdown) is not the file's fault and is not reported.
+func (h *Host) loadFailed(ctx context.Context, path string, err error, s *registry.Snapshot[*module]) {
+	if ctx.Err() != nil {
+		return
+	}
+	if cur, ok := s.Plugin(pluginName(path)); ok && cur.Path() == path {
+		// Perhaps caught mid-write: its writer's next write reports it again.
+		h.log.Error("plugin not reloaded; the previous version keeps serving", "file", path, "err", err)
+		return
+	}
+	h.log.Error("plugin not loaded", "file", path, "err", err)
+}
+
+// pluginName is the name plugin.Load gives the module at path.
+func pluginName(path string) string { return strings.TrimSuffix(filepath.Base(path), ".wasm") }
+
+// digest is the hex SHA-256 of b, as plugin.Plugin.SHA256 reports it.
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,150 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"unicode/utf8"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/sandbox"
+)
+
+// Call runs the tool name with the arguments JSON args. Absent or null
+// arguments become {}. Arguments over Options.MaxInput or invalid against
+// the tool's inputSchema give a result with IsError set and the validator's
+// message, so that a model can correct them. Any failure of the guest (a
+// trap, a timeout, exhausted memory, a malformed result, structured content
+// that breaks the outputSchema) also gives an IsError result that explains
+// it. The result is complete (ABI.md section 4): at least one content block,
+// structured content mirrored as text when there is no content, and
+// StructuredContent "{}" when the tool gave none; it marshals with
+// encoding/json as an MCP CallToolResult.
+//
+// log, when not nil, receives the guest's log lines for this call.
+//
+// The error is non-nil only for an unknown tool (ErrUnknownTool) or a closed
+// plugin (ErrClosed).
+func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, log sandbox.LogFunc) (*abi.Result, error) {
+	if !p.enter() {
+		return nil, ErrClosed
+	}
+	defer p.leave()
+	t, ok := p.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("plugin %s: %w %q", p.name, ErrUnknownTool, name)
+	}
+
+	if isAbsent(args) {
+		args = json.RawMessage("{}")
+	}
+	if len(args) > p.maxInput {
+		return errorResult(fmt.Sprintf("invalid arguments for tool %s: %d bytes, over the limit of %d bytes",
+			name, len(args), p.maxInput)), nil
+	}
+	if !utf8.Valid(args) {
+		return errorResult(fmt.Sprintf("invalid arguments for tool %s: not valid UTF-8", name)), nil
+	}
+	if err := t.input.Validate(args); err != nil {
+		return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)), nil
+	}
+
+	var res abi.Result
+	err := p.mod.CallRead(ctx, name, args, log, func(doc []byte) error { return decodeResult(doc, &res) })
+	if errors.Is(err, sandbox.ErrClosed) {
+		return nil, ErrClosed
+	}
+	return p.finish(ctx, name, t, &res, err), nil
+}
+
+// finish turns the outcome of running tool name, the result res decoded by
+// decodeResult or the sandbox's error err, into the complete result a
+// client sees. It is apart from Call so that the fuzz tests can feed it
+// result documents without a guest.
+func (p *Plugin) finish(ctx context.Context, name string, t *tool, res *abi.Result, err error) *abi.Result {
+	switch {
+	case errors.Is(err, sandbox.ErrCanceled):
+		// The caller gave up; nobody is at fault and the result goes unread.
+		return errorResult(fmt.Sprintf("tool %s in plugin %s: %v", name, p.name, err))
+	case errors.Is(err, sandbox.ErrMalformed):
+		return p.guestError(ctx, name, fmt.Sprintf("plugin %s returned a malformed result: %v", p.name, err), err)
+	case err != nil:
+		return p.guestError(ctx, name, fmt.Sprintf("tool %s in plugin %s: %v", name, p.name, err), err)
+	}
+	if !res.IsError && t.output != nil {
+		var problem string
+		if res.StructuredContent == nil {
+			problem = "has an outputSchema but returned no structuredContent"
+		} else if err := t.output.Validate(res.StructuredContent); err != nil {
+			problem = "returned structuredContent that does not match its outputSchema: " + err.Error()
+		}
+		if problem != "" {
+			msg := fmt.Sprintf("tool %s in plugin %s %s", name, p.name, problem)
+			return p.guestError(ctx, name, msg, errors.New(problem))
+		}
+	}
+	complete(res)
+	return res
+}
+
+// guestError logs a failure that is the plugin's fault, not the caller's,
+// and returns it as a result.
+func (p *Plugin) guestError(ctx context.Context, tool, msg string, err error) *abi.Result {
+	p.logger.LogAttrs(ctx, slog.LevelWarn, "tool call failed",
+		slog.String("plugin", p.name), slog.String("tool", tool), slog.String("error", err.Error()))
+	return errorResult(msg)
+}
+
+// errorResult is a complete result carrying one error message.
+func errorResult(msg string) *abi.Result {
+	return &abi.Result{
+		Content:           []abi.Content{abi.Text(msg)},
+		StructuredContent: json.RawMessage("{}"),
+		IsError:           true,
+	}
+}
+
+// decodeResult decodes a Result document and checks its shape: every
+// content block valid and structuredContent, when present, a JSON object.
+// It runs on the guest's memory before the instance serves another call;
+// json.Unmarshal copies what it keeps.
+func decodeResult(doc []byte, res *abi.Result) error {
+	if err := decodeObject(doc, res); err != nil {
+		return err
+	}
+	for i := range res.Content {
+		if err := res.Content[i].Validate(); err != nil {
+			return fmt.Errorf("content[%d]: %w", i, err)
+		}
+	}
+	if isAbsent(res.StructuredContent) {
+		res.StructuredContent = nil
+		return nil
+	}
+	if bytes.TrimLeft(res.StructuredContent, " \t\r\n")[0] != '{' {
+		return errors.New("structuredContent is not a JSON object")
+	}
+	// Compact once, so that the mirrored text block and the marshalled
+	// structuredContent are the same bytes.
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, res.StructuredContent); err != nil {
+		return fmt.Errorf("structuredContent: %w", err)
+	}
+	res.StructuredContent = buf.Bytes()
+	return nil
+}
+
+// complete applies rules 2 and 3 of ABI.md section 4: a result without
+// content gets one text block (structuredContent mirrored as JSON, or
+// empty), and structuredContent is {} when absent.
+func complete(res *abi.Result) {
+	if len(res.Content) == 0 {
+		res.Content = []abi.Content{abi.Text(string(res.StructuredContent))}
+	}
+	if res.StructuredContent == nil {
+		res.StructuredContent = json.RawMessage("{}")
+	}
+}

@@ -1,0 +1,273 @@
+// Package registry maps tool names to the plugins that serve them.
+//
+// The registry holds an immutable Snapshot behind an atomic pointer. Readers
+// (Call, Snapshot) never lock: they load the current snapshot and use it.
+// Writers (Update, Close) are serialised by a mutex, build the next snapshot
+// copy-on-write, publish it with one atomic store, and only then close the
+// plugins they replaced or removed, in the background. A call that already
+// holds the old plugin therefore finishes on it (plugin.Close drains
+// in-flight calls), and a call that reaches it after it was closed gets
+// plugin.ErrClosed and is retried on the snapshot that replaced it.
+//
+// Which plugin serves a tool that several plugins define is decided by
+// claims (see resolve.go): the plugin that served a tool first keeps it, and
+// claims outlive restarts when a ClaimStore persists them.
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/sandbox"
+)
+
+// Plugin is what the registry needs of a loaded module; *plugin.Plugin
+// satisfies it. Name identifies the plugin: Update with a plugin of a name
+// already present replaces that plugin.
+type Plugin interface {
+	// Name is the plugin's file name without ".wasm", unique in a directory.
+	Name() string
+	// Path is the file the plugin was loaded from, used in log lines.
+	Path() string
+	// Tools are the plugin's tool definitions; the slice must not change.
+	Tools() []abi.Tool
+	// Call runs one tool. It returns plugin.ErrClosed once Close has begun.
+	Call(ctx context.Context, tool string, args json.RawMessage, log sandbox.LogFunc) (*abi.Result, error)
+	// Close refuses new calls, waits for running ones, and frees the plugin.
+	Close(ctx context.Context) error
+}
+
+// ErrUnknownTool is returned (wrapped with the name) by Call for a tool that
+// no plugin in the current snapshot serves.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// ErrClosed is returned by Call and Update after Close.
+var ErrClosed = errors.New("registry closed")
+
+// Options configure a Registry. The zero value is usable.
+type Options struct {
+	// Logger receives collision, claim and close-failure lines. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// Claims persists which plugin owns which tool name across restarts.
+	// Nil keeps claims in memory only, so after a restart collisions are
+	// decided by plugin name order again.
+	Claims ClaimStore
+}
+
+// Registry is the tool index. All methods are safe for concurrent use.
+type Registry[P Plugin] struct {
+	log    *slog.Logger
+	store  ClaimStore
+	snap   atomic.Pointer[Snapshot[P]]
+	notify notifier[P]
+
+	mu     sync.Mutex        // serialises writers
+	claims map[string]string // tool name -> plugin name; guarded by mu
+	closed bool              // guarded by mu
+	drains sync.WaitGroup    // background Close of replaced plugins
+}
+
+// New returns an empty registry. Claims are read from opts.Claims now; a
+// store that cannot be read is logged and treated as empty.
+func New[P Plugin](opts Options) *Registry[P] {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	r := &Registry[P]{log: log, store: opts.Claims, claims: map[string]string{}}
+	if r.store != nil {
+		claims, err := r.store.Load()
+		if err != nil {
+			log.Warn("tool name claims unreadable; starting without them", "err", err)
+		} else if claims != nil {
+			r.claims = claims
+		}
+	}
+	r.snap.Store(emptySnapshot[P]())
+	return r
+}
+
+// Claims returns a copy of the current claims: tool name -> plugin name.
+func (r *Registry[P]) Claims() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.claims)
+}
+
+// Snapshot returns the current snapshot. It never changes once returned.
+func (r *Registry[P]) Snapshot() *Snapshot[P] { return r.snap.Load() }
+
+// Update installs the plugins in put (replacing any of the same name) and
+// removes the plugins named in remove, as one atomic swap, then queues the
+// resulting Change for subscribers if it is not empty, and returns it.
+// Replaced and removed plugins are closed in the background once the new
+// snapshot is visible. Update takes ownership of put: after Close it closes
+// them and returns ErrClosed.
+func (r *Registry[P]) Update(put []P, remove []string) (Change[P], error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		for _, p := range put {
+			r.closeInBackground(p)
+		}
+		return Change[P]{}, ErrClosed
+	}
+	old := r.snap.Load()
+	plugins := make(map[string]*loaded[P], len(old.plugins)+len(put))
+	for name, l := range old.plugins {
+		plugins[name] = l
+	}
+	var retired []P
+	for _, name := range remove {
+		if l, ok := plugins[name]; ok {
+			retired = append(retired, l.p)
+			delete(plugins, name)
+		}
+	}
+	for _, p := range put {
+		if l, ok := plugins[p.Name()]; ok && any(l.p) != any(p) {
+			retired = append(retired, l.p)
+		}
+		plugins[p.Name()] = newLoaded(p)
+	}
+
+	next, claims := resolve(plugins, r.claims)
+	r.logOwnership(old, next)
+	if !maps.Equal(r.claims, claims) {
+		r.claims = claims
+		if r.store != nil {
+			if err := r.store.Save(claims); err != nil {
+				r.log.Warn("tool name claims not saved; they last until exit", "err", err)
+			}
+		}
+	}
+	r.snap.Store(next)
+
+	change := diff(old, next)
+	if !change.Empty() {
+		r.notify.publish(change)
+	}
+	for _, p := range retired {
+		r.closeInBackground(p)
+	}
+	return change, nil
+}
+
+// closeInBackground drains and closes p without holding up the caller. Close
+// waits for these in Close, so no plugin outlives the registry.
+func (r *Registry[P]) closeInBackground(p P) {
+	r.drains.Add(1)
+	go func() {
+		defer r.drains.Done()
+		if err := p.Close(context.Background()); err != nil {
+			r.log.Warn("closing replaced plugin", "file", p.Path(), "err", err)
+		}
+	}()
+}
+
+// Call runs tool in the plugin that serves it now. If that plugin was
+// swapped out and closed between the lookup and the call, the call is
+// retried on the newer snapshot, so a tool present before and after a swap
+// never fails because of it.
+func (r *Registry[P]) Call(ctx context.Context, tool string, args json.RawMessage, log sandbox.LogFunc) (*abi.Result, error) {
+	for {
+		s := r.snap.Load()
+		if s.closed {
+			return nil, ErrClosed
+		}
+		e, ok := s.tools[tool]
+		if !ok {
+			return nil, fmt.Errorf("%w %q", ErrUnknownTool, tool)
+		}
+		res, err := e.Plugin.Call(ctx, tool, args, log)
+		if errors.Is(err, plugin.ErrClosed) && r.snap.Load() != s {
+			// Swapped out under us: the new snapshot was stored before
+			// the old plugin was closed, so the retry sees it.
+			continue
+		}
+		if errors.Is(err, plugin.ErrUnknownTool) {
+			return nil, fmt.Errorf("%w %q", ErrUnknownTool, tool)
+		}
+		return res, err
+	}
+}
+
+// Subscribe registers fn to receive every non-empty Change made after it
+// returns. Changes are delivered one at a time, in the order the swaps
+// happened, from a goroutine of the registry; a slow fn delays later
+// deliveries, not swaps. fn must not call Close. After cancel returns, fn is
+// not called with any Change whose delivery has not started.
+func (r *Registry[P]) Subscribe(fn func(Change[P])) (cancel func()) {
+	return r.notify.subscribe(fn)
+}
+
+// Close empties the registry, closes every plugin (waiting for their
+// in-flight calls, bounded by ctx) and waits for plugins being closed in
+// the background after earlier swaps. Queued changes not yet delivered are
+// dropped. Close is idempotent.
+func (r *Registry[P]) Close(ctx context.Context) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		r.drains.Wait()
+		return nil
+	}
+	r.closed = true
+	old := r.snap.Load()
+	empty := emptySnapshot[P]()
+	empty.closed = true
+	r.snap.Store(empty)
+	r.mu.Unlock()
+
+	errs := make([]error, 0, len(old.plugins))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, l := range old.plugins {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := l.p.Close(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("close %s: %w", l.p.Path(), err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	r.drains.Wait()
+	r.notify.close()
+	return errors.Join(errs...)
+}
+
+// logOwnership reports collisions that appear and tools whose owner changes
+// between two snapshots, so a log reader learns about each event once.
+func (r *Registry[P]) logOwnership(old, next *Snapshot[P]) {
+	before := make(map[Refusal]bool, len(old.refused))
+	for _, f := range old.refused {
+		before[f] = true
+	}
+	for _, f := range next.refused {
+		if before[f] {
+			continue
+		}
+		r.log.Warn("tool name collision: tool refused, another module serves it",
+			"tool", f.Tool, "file", next.plugins[f.Plugin].p.Path(), "served_by", next.plugins[f.Owner].p.Path())
+	}
+	for name, e := range next.tools {
+		prev, ok := old.tools[name]
+		if !ok || prev.Plugin.Name() == e.Plugin.Name() {
+			continue
+		}
+		r.log.Info("tool name claim moved: the previous owner no longer defines it",
+			"tool", name, "from", prev.Plugin.Path(), "to", e.Plugin.Path())
+	}
+}

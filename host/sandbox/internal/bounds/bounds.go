@@ -1,0 +1,361 @@
+// Package bounds checks, before wazero decodes a module, that every count
+// and length in the module's binary fits in the bytes that follow it.
+//
+// wazero's decoder (v1.12) allocates what a count or a length says before it
+// reads the elements: a vector of 2^32 exports, a name of 4 GiB, 2^32 locals.
+// A module of a dozen bytes can so make the host allocate tens of gigabytes,
+// and the Go runtime ends the whole process when an allocation fails. Check
+// walks the binary in the order wazero decodes it and refuses such a module
+// before any of that happens, so that what wazero allocates while decoding
+// stays within a small multiple of the module's size.
+//
+// Check follows the binary format of the features wazero enables by default
+// (WebAssembly 2.0: bulk memory, multi-value, reference types, SIMD, ...).
+// It reads each part the way wazero does, so that the counts it checks are
+// the ones wazero uses; a part it cannot read is refused rather than
+// skipped. It validates nothing else: wazero does that afterwards.
+package bounds
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Limits on locals, those of the WebAssembly JavaScript API (the limits
+// browsers enforce): a function's locals cost the decoder 8 bytes each and
+// the compiler more, though two bytes declare 2^32 of them.
+const (
+	// MaxFunctionLocals is the most locals one function may declare.
+	MaxFunctionLocals = 50000
+)
+
+// Section ids of the binary format.
+const (
+	sectionCustom    = 0
+	sectionType      = 1
+	sectionImport    = 2
+	sectionFunction  = 3
+	sectionTable     = 4
+	sectionMemory    = 5
+	sectionGlobal    = 6
+	sectionExport    = 7
+	sectionStart     = 8
+	sectionElement   = 9
+	sectionCode      = 10
+	sectionData      = 11
+	sectionDataCount = 12
+	sectionTag       = 13
+)
+
+var sectionNames = [...]string{"custom", "type", "import", "function", "table", "memory", "global",
+	"export", "start", "element", "code", "data", "data count", "tag"}
+
+// header is the magic number and version 1 that start every module.
+const header = "\x00asm\x01\x00\x00\x00"
+
+// Check returns an error if a count or length in wasm exceeds the bytes
+// that could hold what it counts, if a function declares more than
+// MaxFunctionLocals locals, if the module declares in all more locals than
+// it has bytes plus MaxFunctionLocals, or if a part of the binary cannot be
+// read. A module that does not start like a WebAssembly binary is left to
+// wazero to refuse.
+func Check(wasm []byte) error {
+	if len(wasm) < len(header) || string(wasm[:len(header)]) != header {
+		return nil // wazero refuses it before allocating anything
+	}
+	c := checker{r: reader{b: wasm, pos: len(header), end: len(wasm)}, localBudget: uint64(len(wasm)) + MaxFunctionLocals}
+	for c.r.pos < c.r.end {
+		start := c.r.pos
+		id, err := c.r.byte()
+		if err != nil {
+			return err
+		}
+		size, err := c.r.u32()
+		if err != nil {
+			return err
+		}
+		body, err := c.r.sub(uint64(size))
+		if err != nil {
+			return fmt.Errorf("%s at offset %d: %w", sectionName(id), start, err)
+		}
+		if err := c.section(id, &body); err != nil {
+			return fmt.Errorf("%s at offset %d: %w", sectionName(id), start, err)
+		}
+	}
+	return nil
+}
+
+func sectionName(id byte) string {
+	if int(id) < len(sectionNames) {
+		return sectionNames[id] + " section"
+	}
+	return fmt.Sprintf("section %d", id)
+}
+
+// checker walks one module.
+type checker struct {
+	r reader
+	// localBudget is how many more locals the module's functions may
+	// declare: one per byte of the module, plus one function's worth, so
+	// that a small module may have a function with many. Compilers use a
+	// few percent of that.
+	localBudget uint64
+}
+
+// section checks the body of one section. Sections whose elements wazero
+// decodes without allocating by a size need only their count checked.
+func (c *checker) section(id byte, r *reader) error {
+	switch id {
+	case sectionCustom:
+		return customSection(r)
+	case sectionType:
+		// An empty recursion group takes 2 bytes; wazero does not allocate
+		// by this count, but no count may exceed the bytes.
+		return vector(r, 1, typeEntry)
+	case sectionImport:
+		return vector(r, 4, importEntry)
+	case sectionExport:
+		return vector(r, 3, exportEntry)
+	case sectionElement:
+		return vector(r, 2, elementSegment)
+	case sectionCode:
+		return vector(r, 3, c.codeEntry)
+	case sectionData:
+		return vector(r, 2, dataSegment)
+	case sectionFunction, sectionTable, sectionGlobal, sectionTag:
+		_, err := r.count(1)
+		return err
+	}
+	// Memory (one limits), start and data count (one index): nothing to
+	// allocate. An unknown id: wazero refuses it.
+	return nil
+}
+
+// vector checks a vector whose elements take at least minSize bytes each,
+// then each element with entry, and that the elements fill r exactly.
+func vector(r *reader, minSize uint64, entry func(*reader) error) error {
+	n, err := r.count(minSize)
+	if err != nil {
+		return err
+	}
+	for i := uint32(0); i < n; i++ {
+		if err := entry(r); err != nil {
+			return fmt.Errorf("entry %d: %w", i, err)
+		}
+	}
+	return r.done()
+}
+
+// customSection checks a custom section's name and, for the "name"
+// section, which wazero decodes, its subsections.
+func customSection(r *reader) error {
+	name, err := r.name()
+	if err != nil {
+		return err
+	}
+	if string(name) != "name" {
+		return nil // wazero copies or skips the rest, within the section
+	}
+	for r.pos < r.end {
+		id, err := r.byte()
+		if err != nil {
+			return err
+		}
+		size, err := r.u32()
+		if err != nil {
+			return err
+		}
+		sub, err := r.sub(uint64(size))
+		if err != nil {
+			return fmt.Errorf("name subsection %d: %w", id, err)
+		}
+		switch id {
+		case 0: // module name
+			_, err = sub.name()
+			if err == nil {
+				err = sub.done()
+			}
+		case 1: // function names
+			err = vector(&sub, 2, nameAssoc)
+		case 2: // local names
+			err = vector(&sub, 2, func(r *reader) error {
+				if _, err := r.u32(); err != nil {
+					return err
+				}
+				n, err := r.count(2)
+				for i := uint32(0); err == nil && i < n; i++ {
+					err = nameAssoc(r)
+				}
+				return err
+			})
+		}
+		if err != nil {
+			return fmt.Errorf("name subsection %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// nameAssoc is an index and a name.
+func nameAssoc(r *reader) error {
+	if _, err := r.u32(); err != nil {
+		return err
+	}
+	_, err := r.name()
+	return err
+}
+
+// importEntry is a module name, a name and a description.
+func importEntry(r *reader) error {
+	for range 2 {
+		if _, err := r.name(); err != nil {
+			return err
+		}
+	}
+	kind, err := r.byte()
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case 0: // function: type index
+		_, err = r.u32()
+	case 1:
+		err = tableType(r)
+	case 2:
+		err = limits(r)
+	case 3:
+		if err = valueType(r); err == nil {
+			_, err = r.byte() // mutability
+		}
+	default: // 4, a tag, needs exception handling, which is off
+		err = fmt.Errorf("import of kind %#x", kind)
+	}
+	return err
+}
+
+// exportEntry is a name, a kind and an index.
+func exportEntry(r *reader) error {
+	if _, err := r.name(); err != nil {
+		return err
+	}
+	if _, err := r.byte(); err != nil {
+		return err
+	}
+	_, err := r.u32()
+	return err
+}
+
+// elementSegment is one of the eight forms of an element segment.
+func elementSegment(r *reader) error {
+	form, err := r.u32()
+	if err != nil {
+		return err
+	}
+	if form > 7 {
+		return fmt.Errorf("element segment form %d", form)
+	}
+	const (
+		passiveOrDeclarative = 1
+		explicitTable        = 2
+		expressions          = 4
+	)
+	if form&passiveOrDeclarative == 0 {
+		if form&explicitTable != 0 {
+			if _, err := r.u32(); err != nil {
+				return err
+			}
+		}
+		if err := constExpr(r); err != nil {
+			return err
+		}
+	}
+	if form&(passiveOrDeclarative|explicitTable) != 0 { // an element kind or a reference type
+		b, err := r.byte()
+		if err != nil {
+			return err
+		}
+		if form&expressions != 0 {
+			err = refTypeAfter(r, b)
+		} else if b != 0 {
+			err = fmt.Errorf("element kind %#x", b)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	n, err := r.count(1)
+	for i := uint32(0); err == nil && i < n; i++ {
+		if form&expressions != 0 {
+			err = constExpr(r)
+		} else {
+			_, err = r.u32() // function index
+		}
+	}
+	return err
+}
+
+// codeEntry is a function body: its size, then its locals, whose count it
+// bounds, then the code, which wazero copies within the size.
+func (c *checker) codeEntry(r *reader) error {
+	size, err := r.u32()
+	if err != nil {
+		return err
+	}
+	body, err := r.sub(uint64(size))
+	if err != nil {
+		return err
+	}
+	groups, err := body.count(2)
+	if err != nil {
+		return err
+	}
+	var locals uint64
+	for i := uint32(0); i < groups; i++ {
+		n, err := body.u32()
+		if err == nil {
+			err = valueType(&body)
+		}
+		if err != nil {
+			return err
+		}
+		locals += uint64(n)
+		if locals > MaxFunctionLocals {
+			return fmt.Errorf("more than %d locals", MaxFunctionLocals)
+		}
+	}
+	if locals > c.localBudget {
+		return fmt.Errorf("the module declares more locals than it has bytes (%d) plus %d", len(c.r.b), MaxFunctionLocals)
+	}
+	c.localBudget -= locals
+	return nil
+}
+
+// dataSegment is one of the three forms of a data segment.
+func dataSegment(r *reader) error {
+	form, err := r.u32()
+	if err != nil {
+		return err
+	}
+	switch form {
+	case 0:
+		err = constExpr(r)
+	case 1:
+	case 2:
+		if _, err = r.u32(); err == nil { // memory index
+			err = constExpr(r)
+		}
+	default:
+		err = fmt.Errorf("data segment form %d", form)
+	}
+	if err != nil {
+		return err
+	}
+	n, err := r.count(1)
+	if err == nil {
+		err = r.skip(uint64(n))
+	}
+	return err
+}
+
+// errTruncated is the error of a read past the end of a region.
+var errTruncated = errors.New("unexpected end")

@@ -1,0 +1,84 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"unicode/utf8"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/wasmcp/wasmcp/abi"
+)
+
+// instantiateHost instantiates the "wasmcp" host module in the module's
+// runtime. Only the functions it exports may be imported; the reserved names
+// of ABI.md section 5 are refused by checkImports until they exist here.
+func (m *Module) instantiateHost(ctx context.Context) (api.Module, error) {
+	return m.rt.NewHostModuleBuilder(abi.ImportModule).
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(m.log), []api.ValueType{i32, i32, i32}, nil).
+		WithParameterNames("level", "msg_ptr", "msg_len").
+		Export(abi.ImportLog).
+		Instantiate(ctx)
+}
+
+// log implements wasmcp.log: (level, msg_ptr, msg_len) -> (). The message is
+// copied (truncated to abi.MaxLogSize) before the guest resumes, then given
+// to the call's LogFunc and to Options.Logger.
+func (m *Module) log(ctx context.Context, mod api.Module, stack []uint64) {
+	level := min(abi.LogLevel(api.DecodeU32(stack[0])), abi.LogEmergency)
+	ptr, n := api.DecodeU32(stack[1]), api.DecodeU32(stack[2])
+	// The whole region must lie in memory (ABI.md section 3), even the part
+	// that truncation drops; a guest passing a bad pointer has a bug worth
+	// failing the call for. The panic becomes a trap of this call.
+	if _, ok := mod.Memory().Read(ptr, n); !ok {
+		panic(fmt.Errorf("%s.%s: message [%d, %d) outside memory of %d bytes",
+			abi.ImportModule, abi.ImportLog, ptr, uint64(ptr)+uint64(n), mod.Memory().Size()))
+	}
+	buf, _ := mod.Memory().Read(ptr, min(n, abi.MaxLogSize))
+	if n > abi.MaxLogSize {
+		buf = trimPartialRune(buf)
+	}
+	msg := string(buf) // copies: the guest may reuse its memory at once
+
+	var state callState
+	if in := instanceFrom(ctx); in != nil {
+		state = in.state
+	}
+	if state.log != nil {
+		state.log(level, msg)
+	}
+	attrs := []slog.Attr{slog.String("plugin", m.name)}
+	if state.tool != "" {
+		attrs = append(attrs, slog.String("tool", state.tool))
+	}
+	m.opts.Logger.LogAttrs(ctx, slogLevel(level), msg, attrs...)
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence that truncation left
+// at the end of b, so that a truncated message stays valid UTF-8.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// slogLevel maps the syslog severities of MCP onto slog's four levels.
+func slogLevel(l abi.LogLevel) slog.Level {
+	switch {
+	case l <= abi.LogDebug:
+		return slog.LevelDebug
+	case l <= abi.LogNotice:
+		return slog.LevelInfo
+	case l == abi.LogWarning:
+		return slog.LevelWarn
+	}
+	return slog.LevelError
+}

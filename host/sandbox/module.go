@@ -1,0 +1,252 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/sandbox/internal/bounds"
+)
+
+const wasiModule = wasi_snapshot_preview1.ModuleName
+
+// Module is one compiled guest with its own runtime and instance pool. Its
+// methods are safe for concurrent use.
+type Module struct {
+	name     string
+	opts     Options
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	config   wazero.ModuleConfig
+	info     Info
+
+	mu     sync.Mutex
+	idle   []*instance // guarded by mu
+	closed bool        // guarded by mu
+}
+
+// Compile creates the module's own runtime with WASI preview 1 and the
+// "wasmcp" host module, compiles wasm, checks its imports and exports against
+// ABI.md, instantiates a first instance (running _initialize) and checks that
+// wasmcp_abi_version returns abi.Version. name identifies the module in
+// errors and logs.
+func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Module, error) {
+	opts = opts.withDefaults()
+	cfg := wazero.NewRuntimeConfig().
+		// The only way to stop a guest stuck in a loop at the deadline.
+		WithCloseOnContextDone(true)
+	// The memory limit is not set here with WithMemoryLimitPages: wazero
+	// refuses a grow past that limit without telling anyone, so a trap after a
+	// failed grow would be indistinguishable from any other trap. Instead each
+	// instance's memory comes from limitedMemory, which enforces the limit and
+	// records the refusal (see memory.go).
+	if opts.Cache != nil {
+		cfg = cfg.WithCompilationCache(opts.Cache)
+	}
+	m := &Module{name: name, opts: opts, rt: wazero.NewRuntimeWithConfig(ctx, cfg), config: opts.moduleConfig()}
+	if err := m.compile(ctx, wasm); err != nil {
+		_ = m.rt.Close(ctx)
+		return nil, fmt.Errorf("compile %s: %w", name, err)
+	}
+	return m, nil
+}
+
+func (m *Module) compile(ctx context.Context, wasm []byte) error {
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, m.rt); err != nil {
+		return fmt.Errorf("instantiate %s: %w", wasiModule, err)
+	}
+	host, err := m.instantiateHost(ctx)
+	if err != nil {
+		return fmt.Errorf("instantiate %s: %w", abi.ImportModule, err)
+	}
+	hosts := map[string]map[string]api.FunctionDefinition{
+		wasiModule:       m.rt.Module(wasiModule).ExportedFunctionDefinitions(),
+		abi.ImportModule: host.ExportedFunctionDefinitions(),
+	}
+
+	// wazero allocates by the counts in the binary before it reads what
+	// they count: a dozen bytes could exhaust the host's memory.
+	if err := bounds.Check(wasm); err != nil {
+		return fmt.Errorf("malformed module: %w", err)
+	}
+	if m.compiled, err = m.rt.CompileModule(ctx, wasm); err != nil {
+		return err
+	}
+	if err := checkImports(m.compiled, hosts); err != nil {
+		return err
+	}
+	if err := checkExports(m.compiled, m.opts.Limits.MemoryPages); err != nil {
+		return err
+	}
+	m.info.Imports, m.info.Exports = describeModule(m.compiled)
+
+	// The first instance, like every later one, gets one call's deadline to
+	// run _initialize.
+	callCtx, cancel := context.WithTimeout(ctx, m.opts.Limits.Timeout)
+	defer cancel()
+	in, err := m.instantiate(callCtx)
+	if err != nil {
+		return fmt.Errorf("instantiate: %w", m.classify(ctx, callCtx, in, err))
+	}
+	stack := in.stack[:1]
+	if err := in.versionFn.CallWithStack(callCtx, stack); err != nil {
+		_ = in.mod.Close(ctx)
+		return fmt.Errorf("%s: %w", abi.ExportVersion, m.classify(ctx, callCtx, in, err))
+	}
+	m.info.ABIVersion = api.DecodeU32(stack[0])
+	if m.info.ABIVersion != abi.Version {
+		_ = in.mod.Close(ctx)
+		return fmt.Errorf("ABI version %d is not supported (this host speaks %d)", m.info.ABIVersion, abi.Version)
+	}
+	m.put(ctx, in)
+	return nil
+}
+
+// Info describes the module's imports, exports and ABI version.
+func (m *Module) Info() Info {
+	info := m.info
+	info.Imports = slices.Clone(m.info.Imports)
+	info.Exports = slices.Clone(m.info.Exports)
+	return info
+}
+
+// Describe calls wasmcp_describe in a pooled instance and returns a copy of
+// the document, at most abi.MaxDescribeSize bytes.
+func (m *Module) Describe(ctx context.Context) ([]byte, error) {
+	var doc []byte
+	err := m.run(ctx, callState{}, func(ctx context.Context, in *instance) error {
+		region, err := in.region(ctx, in.describeFn, abi.MaxDescribeSize, in.stack[:1])
+		doc = bytes.Clone(region)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("describe: %w", err)
+	}
+	return doc, nil
+}
+
+// Call runs tool with the arguments JSON args in a pooled instance, under
+// the deadline of Limits.Timeout, and returns a copy of the result document.
+// log, when not nil, receives the guest's log lines for this call; they also
+// go to Options.Logger. An error wraps one of the Err values of this package;
+// whatever the error, the instance that produced it is closed, never reused.
+func (m *Module) Call(ctx context.Context, tool string, args []byte, log LogFunc) ([]byte, error) {
+	var out []byte
+	err := m.CallRead(ctx, tool, args, log, func(result []byte) error {
+		out = bytes.Clone(result)
+		return nil
+	})
+	return out, err
+}
+
+// CallRead is Call for callers that decode the result in place: read gets
+// the result region of guest memory, valid only until read returns, before
+// the instance can serve another call. If read returns an error, the result
+// is a guest error (ABI.md section 3): the instance is closed and CallRead
+// returns an error wrapping both ErrMalformed and read's error.
+func (m *Module) CallRead(ctx context.Context, tool string, args []byte, log LogFunc, read func(result []byte) error) error {
+	size := uint64(len(tool)) + uint64(len(args))
+	if size > math.MaxUint32 {
+		return fmt.Errorf("%w: %d bytes of name and arguments do not fit a 32-bit memory", ErrMemory, size)
+	}
+	return m.run(ctx, callState{tool, log}, func(ctx context.Context, in *instance) error {
+		stack := in.stack[:4]
+		stack[0] = api.EncodeU32(uint32(size))
+		if err := in.allocFn.CallWithStack(ctx, stack); err != nil {
+			return err
+		}
+		ptr := api.DecodeU32(stack[0])
+		if ptr == 0 {
+			return &callError{ErrMemory, nil, fmt.Sprintf(
+				"%s(%d) returned 0: the guest could not allocate its arguments (memory limit %s)",
+				abi.ExportAlloc, size, m.limitString())}
+		}
+		mem := in.mod.Memory()
+		if !mem.Write(ptr, []byte(tool)) || !mem.Write(ptr+uint32(len(tool)), args) {
+			return &callError{ErrTrap, nil, fmt.Sprintf("%s(%d) returned %d, a region outside memory of %d bytes",
+				abi.ExportAlloc, size, ptr, mem.Size())}
+		}
+		stack[0] = api.EncodeU32(ptr)
+		stack[1] = api.EncodeU32(uint32(len(tool)))
+		stack[2] = api.EncodeU32(ptr + uint32(len(tool)))
+		stack[3] = api.EncodeU32(uint32(len(args)))
+		region, err := in.region(ctx, in.callFn, m.opts.Limits.MaxOutput, stack)
+		if err != nil {
+			return err
+		}
+		if err := read(region); err != nil {
+			return &callError{ErrMalformed, err, err.Error()}
+		}
+		return nil
+	})
+}
+
+// run runs fn in an instance taken from the pool, under the call deadline,
+// and returns the instance to the pool only if fn succeeded.
+func (m *Module) run(ctx context.Context, call callState, fn func(context.Context, *instance) error) error {
+	callCtx, cancel := context.WithTimeout(ctx, m.opts.Limits.Timeout)
+	defer cancel()
+	in, err := m.get(callCtx)
+	if err != nil {
+		return m.classify(ctx, callCtx, in, err)
+	}
+	in.memory.refused = false
+	in.state = call
+	err = fn(withInstance(callCtx, in), in)
+	in.state = callState{}
+	if err != nil {
+		err = m.classify(ctx, callCtx, in, err)
+		_ = in.mod.Close(ctx)
+		return err
+	}
+	m.put(ctx, in)
+	return nil
+}
+
+// region calls fn, which returns a packed region, and returns that region of
+// memory after checking it against the bounds of ABI.md section 3.
+func (in *instance) region(ctx context.Context, fn api.Function, limit uint32, stack []uint64) ([]byte, error) {
+	if err := fn.CallWithStack(ctx, stack); err != nil {
+		return nil, err
+	}
+	name := func() string { return fn.Definition().ExportNames()[0] }
+	if stack[0] == 0 {
+		return nil, &callError{ErrNoResult, nil, fmt.Sprintf("%s returned 0 instead of a document", name())}
+	}
+	ptr, n := abi.Unpack(stack[0])
+	if n > limit {
+		return nil, &callError{ErrOutputTooLarge, nil, fmt.Sprintf("%s returned %d bytes, over the limit of %s",
+			name(), n, formatBytes(uint64(limit)))}
+	}
+	region, ok := in.mod.Memory().Read(ptr, n)
+	if !ok {
+		return nil, &callError{ErrTrap, nil, fmt.Sprintf("%s returned the region [%d, %d), outside memory of %d bytes",
+			name(), ptr, uint64(ptr)+uint64(n), in.mod.Memory().Size())}
+	}
+	return region, nil
+}
+
+// Close closes the runtime and with it every instance, including those of
+// calls still running: they fail with ErrClosed.
+func (m *Module) Close(ctx context.Context) error {
+	m.mu.Lock()
+	m.closed = true
+	m.idle = nil
+	m.mu.Unlock()
+	return m.rt.Close(ctx)
+}
+
+// isClosed reports whether Close has been called.
+func (m *Module) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}

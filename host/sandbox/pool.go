@@ -1,0 +1,97 @@
+package sandbox
+
+import (
+	"context"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/wasmcp/wasmcp/abi"
+)
+
+// instance is one instantiation of a module. It serves one call at a time.
+type instance struct {
+	mod                                    api.Module
+	versionFn, allocFn, describeFn, callFn api.Function
+	memory                                 *limitedMemory
+	// state is the state of the call in progress, read by host functions.
+	state callState
+	// stack is reused by every CallWithStack so that a call allocates nothing
+	// for its parameters and results.
+	stack [4]uint64
+}
+
+// callState is what host functions need to know about the call they serve.
+type callState struct {
+	tool string
+	log  LogFunc
+}
+
+// instanceKey is the context key under which host functions find the
+// instance that called them. wazero passes host functions the context the
+// guest was called with, so this is how a log line reaches its call.
+type instanceKey struct{}
+
+func withInstance(ctx context.Context, in *instance) context.Context {
+	return context.WithValue(ctx, instanceKey{}, in)
+}
+
+func instanceFrom(ctx context.Context) *instance {
+	in, _ := ctx.Value(instanceKey{}).(*instance)
+	return in
+}
+
+// get returns an idle instance or, when there is none, a new one.
+func (m *Module) get(ctx context.Context) (*instance, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if n := len(m.idle); n > 0 {
+		in := m.idle[n-1]
+		m.idle[n-1] = nil
+		m.idle = m.idle[:n-1]
+		m.mu.Unlock()
+		return in, nil
+	}
+	m.mu.Unlock()
+	return m.instantiate(ctx)
+}
+
+// put returns in to the pool, or closes it when the pool is full or closed.
+func (m *Module) put(ctx context.Context, in *instance) {
+	m.mu.Lock()
+	if !m.closed && len(m.idle) < m.opts.MaxIdle {
+		m.idle = append(m.idle, in)
+		m.mu.Unlock()
+		return
+	}
+	m.mu.Unlock()
+	_ = in.mod.Close(ctx)
+}
+
+// instantiate creates an instance and runs its _initialize. On error the
+// returned instance, if not nil, is already closed but still tells classify
+// about its memory.
+func (m *Module) instantiate(ctx context.Context) (*instance, error) {
+	in := &instance{}
+	ctx = experimental.WithMemoryAllocator(withInstance(ctx, in), experimental.MemoryAllocatorFunc(
+		func(_, _ uint64) experimental.LinearMemory {
+			in.memory = &limitedMemory{limit: uint64(m.opts.Limits.MemoryPages) * pageSize}
+			return in.memory
+		}))
+	mod, err := m.rt.InstantiateModule(ctx, m.compiled, m.config)
+	if err != nil {
+		if in.memory == nil {
+			return nil, err
+		}
+		return in, err
+	}
+	in.mod = mod
+	in.versionFn = mod.ExportedFunction(abi.ExportVersion)
+	in.allocFn = mod.ExportedFunction(abi.ExportAlloc)
+	in.describeFn = mod.ExportedFunction(abi.ExportDescribe)
+	in.callFn = mod.ExportedFunction(abi.ExportCall)
+	return in, nil
+}

@@ -1,0 +1,146 @@
+// Package sandbox runs wasmcp guest modules in wazero.
+//
+// Each module gets its own wazero runtime, so that its memory limit is its
+// own and it cannot import another plugin's exports. Only WASI preview 1 and
+// the "wasmcp" host functions of ABI.md are offered: no environment, no
+// filesystem, no network, a deterministic clock and random source, stdout and
+// stderr discarded. Instances are not safe for concurrent use, so a Module
+// keeps a pool of them and runs concurrent calls in separate instances. An
+// instance that fails in any way is closed and never reused.
+package sandbox
+
+import (
+	"errors"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/wasmcp/wasmcp/abi"
+)
+
+// Defaults applied to zero fields of Limits and Options. They match the
+// defaults of ABI.md section 6 and of the wasmcp command.
+const (
+	// DefaultTimeout is the per-call deadline.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMemoryPages is the per-instance memory limit: 256 MiB.
+	DefaultMemoryPages = 4096
+	// DefaultMaxOutput is the largest result document read back: 4 MiB.
+	DefaultMaxOutput = 4 << 20
+)
+
+// pageSize is the size of a WebAssembly memory page.
+const pageSize = 65536
+
+// maxPages is the most pages a 32-bit linear memory can have (4 GiB).
+const maxPages = 65536
+
+// LogFunc receives the log lines a guest emits during one call. It runs on
+// the calling goroutine while the guest waits, so it should return quickly.
+type LogFunc func(level abi.LogLevel, msg string)
+
+// Limits bound what one call may consume.
+type Limits struct {
+	// MemoryPages is the most 64 KiB pages of linear memory one instance may
+	// have. Zero means DefaultMemoryPages; values above 65536 mean 65536.
+	MemoryPages uint32
+	// Timeout is the deadline of one call, including the instantiation of a
+	// fresh instance when the pool is empty. A guest stuck in a loop is
+	// stopped when it passes. Zero means DefaultTimeout.
+	Timeout time.Duration
+	// MaxOutput is the largest result document, in bytes, read back from a
+	// call. Zero means DefaultMaxOutput. The describe document is bounded by
+	// abi.MaxDescribeSize instead, because ABI.md fixes that limit for every
+	// host: a module that loads in one host must load in all.
+	MaxOutput uint32
+}
+
+// Options configure Compile. The zero value is usable.
+type Options struct {
+	// Limits bound every call.
+	Limits Limits
+	// Cache holds compiled code shared by every module's runtime; nil
+	// compiles each module afresh.
+	Cache wazero.CompilationCache
+	// Logger receives every guest log line, with "plugin" and "tool"
+	// attributes. Nil means slog.Default().
+	Logger *slog.Logger
+	// MaxIdle is how many idle instances the pool keeps for reuse. More are
+	// created on demand when calls overlap, and closed when they finish.
+	// Zero or less means runtime.GOMAXPROCS(0): throughput saturates at about
+	// one instance per core.
+	MaxIdle int
+}
+
+// withDefaults returns o with every zero field replaced by its default.
+func (o Options) withDefaults() Options {
+	if o.Limits.MemoryPages == 0 {
+		o.Limits.MemoryPages = DefaultMemoryPages
+	}
+	o.Limits.MemoryPages = min(o.Limits.MemoryPages, maxPages)
+	if o.Limits.Timeout <= 0 {
+		o.Limits.Timeout = DefaultTimeout
+	}
+	if o.Limits.MaxOutput == 0 {
+		o.Limits.MaxOutput = DefaultMaxOutput
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.MaxIdle <= 0 {
+		o.MaxIdle = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// moduleConfig is the sandbox every instance runs in. wazero's defaults are
+// the policy of ABI.md section 6: no arguments, environment or mounts, fake
+// clocks and random, stdin empty, stdout and stderr discarded. Operator-granted
+// mounts and environment variables, when they exist, are added here.
+func (o Options) moduleConfig() wazero.ModuleConfig {
+	return wazero.NewModuleConfig().
+		// Anonymous instances: many instances of one module share a runtime,
+		// and nothing may import them by name.
+		WithName("").
+		// A reactor: run _initialize when exported (wazero skips a start
+		// function that is not exported), never _start.
+		WithStartFunctions(abi.ExportInitialize)
+}
+
+// Info describes a compiled module for `wasmcp inspect`.
+type Info struct {
+	// ABIVersion is what the module's wasmcp_abi_version returned.
+	ABIVersion uint32
+	// Imports are "module.name: signature" lines, sorted, such as
+	// "wasmcp.log: (i32, i32, i32) -> ()".
+	Imports []string
+	// Exports are "name: signature" lines, sorted, such as
+	// "wasmcp_alloc: (i32) -> i32" or "memory: memory (min 17 pages)".
+	Exports []string
+}
+
+// Errors a call fails with, matched with errors.Is. The error returned wraps
+// one of them and says what happened in terms a user can act on.
+var (
+	// ErrTimeout: the call passed its deadline (Limits.Timeout).
+	ErrTimeout = errors.New("timeout")
+	// ErrCanceled: the caller's context was done before the call finished.
+	ErrCanceled = errors.New("canceled")
+	// ErrMemory: the guest ran out of memory within Limits.MemoryPages.
+	ErrMemory = errors.New("memory limit exceeded")
+	// ErrTrap: the guest trapped, or handed the host a region outside its
+	// memory.
+	ErrTrap = errors.New("trap")
+	// ErrExit: the guest called WASI proc_exit.
+	ErrExit = errors.New("exit")
+	// ErrOutputTooLarge: the result document exceeds Limits.MaxOutput.
+	ErrOutputTooLarge = errors.New("output too large")
+	// ErrNoResult: the guest returned 0 instead of a document.
+	ErrNoResult = errors.New("no result")
+	// ErrMalformed: the read function of CallRead refused the result.
+	ErrMalformed = errors.New("malformed result")
+	// ErrClosed: the module was closed.
+	ErrClosed = errors.New("module closed")
+)

@@ -1,0 +1,7 @@
+;; A guest whose memory starts at 100 pages (6.25 MiB).
+(module
+  (memory (export "memory") 100)
+  (func (export "wasmcp_abi_version") (result i32) (i32.const 1))
+  (func (export "wasmcp_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "wasmcp_describe") (result i64) (i64.const 0))
+  (func (export "wasmcp_call") (param i32 i32 i32 i32) (result i64) (i64.const 0)))

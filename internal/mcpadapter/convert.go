@@ -1,0 +1,151 @@
+package mcpadapter
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmcp/wasmcp/abi"
+)
+
+// toMCPTool translates a definition. Schemas stay raw JSON so that clients see
+// them byte for byte as the guest wrote them.
+func toMCPTool(t abi.Tool) *mcp.Tool {
+	mt := &mcp.Tool{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: t.Description,
+		InputSchema: t.InputSchema,
+		Meta:        mcp.Meta(t.Meta),
+	}
+	// Assigned only when present: a nil json.RawMessage inside the interface
+	// would be sent as "outputSchema": null.
+	if len(t.OutputSchema) > 0 {
+		mt.OutputSchema = t.OutputSchema
+	}
+	if a := t.Annotations; a != nil {
+		// The SDK's readOnlyHint and idempotentHint are plain bools; absent
+		// and false mean the same thing in the spec (both default to false).
+		mt.Annotations = &mcp.ToolAnnotations{
+			Title:           a.Title,
+			ReadOnlyHint:    a.ReadOnlyHint != nil && *a.ReadOnlyHint,
+			DestructiveHint: a.DestructiveHint,
+			IdempotentHint:  a.IdempotentHint != nil && *a.IdempotentHint,
+			OpenWorldHint:   a.OpenWorldHint,
+		}
+	}
+	return mt
+}
+
+// emptyObject is the structuredContent of a result that has none: MCP
+// clients get the field on every result.
+var emptyObject = json.RawMessage(`{}`)
+
+// toCallToolResult translates a completed host result. A content block whose
+// base64 payload does not decode cannot be represented by the SDK's types; it
+// turns the whole result into a tool error that says so, as a malformed guest
+// result does in the host.
+func toCallToolResult(r *abi.Result) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{
+		Meta:              mcp.Meta(r.Meta),
+		Content:           make([]mcp.Content, 0, len(r.Content)),
+		StructuredContent: emptyObject,
+		IsError:           r.IsError,
+	}
+	if len(r.StructuredContent) > 0 {
+		out.StructuredContent = r.StructuredContent
+	}
+	for i, c := range r.Content {
+		mc, err := toMCPContent(c)
+		if err != nil {
+			return &mcp.CallToolResult{
+				Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("malformed tool result: content[%d]: %v", i, err)}},
+				StructuredContent: emptyObject,
+				IsError:           true,
+			}
+		}
+		out.Content = append(out.Content, mc)
+	}
+	if len(out.Content) == 0 {
+		// The host completes results so this does not happen; MCP requires
+		// at least one block, so keep the promise here too.
+		out.Content = append(out.Content, &mcp.TextContent{Text: ""})
+	}
+	return out
+}
+
+func toMCPContent(c abi.Content) (mcp.Content, error) {
+	ann := toMCPAnnotations(c.Annotations)
+	meta := mcp.Meta(c.Meta)
+	switch c.Type {
+	case abi.ContentText:
+		return &mcp.TextContent{Text: c.Text, Meta: meta, Annotations: ann}, nil
+	case abi.ContentImage, abi.ContentAudio:
+		data, err := decodeBase64(c.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%s data: %w", c.Type, err)
+		}
+		if c.Type == abi.ContentImage {
+			return &mcp.ImageContent{Data: data, MIMEType: c.MimeType, Meta: meta, Annotations: ann}, nil
+		}
+		return &mcp.AudioContent{Data: data, MIMEType: c.MimeType, Meta: meta, Annotations: ann}, nil
+	case abi.ContentResourceLink:
+		return &mcp.ResourceLink{
+			URI:         c.URI,
+			Name:        c.Name,
+			Title:       c.Title,
+			Description: c.Description,
+			MIMEType:    c.MimeType,
+			Size:        c.Size,
+			Meta:        meta,
+			Annotations: ann,
+		}, nil
+	case abi.ContentResource:
+		if c.Resource == nil {
+			return nil, fmt.Errorf("resource content has no resource")
+		}
+		rc := &mcp.ResourceContents{URI: c.Resource.URI, MIMEType: c.Resource.MimeType, Meta: mcp.Meta(c.Resource.Meta)}
+		switch {
+		case c.Resource.Text != nil:
+			rc.Text = *c.Resource.Text
+		case c.Resource.Blob != nil:
+			blob, err := decodeBase64(*c.Resource.Blob)
+			if err != nil {
+				return nil, fmt.Errorf("resource blob: %w", err)
+			}
+			rc.Blob = blob
+		}
+		return &mcp.EmbeddedResource{Resource: rc, Meta: meta, Annotations: ann}, nil
+	}
+	return nil, fmt.Errorf("content type %q is not one of text, image, audio, resource_link, resource", c.Type)
+}
+
+func toMCPAnnotations(a *abi.ContentAnnotations) *mcp.Annotations {
+	if a == nil {
+		return nil
+	}
+	out := &mcp.Annotations{LastModified: a.LastModified}
+	for _, r := range a.Audience {
+		out.Audience = append(out.Audience, mcp.Role(r))
+	}
+	if a.Priority != nil {
+		out.Priority = *a.Priority
+	}
+	return out
+}
+
+// decodeBase64 accepts standard base64 with or without padding. The SDK
+// holds binary payloads as bytes and encodes them again on the wire, always
+// padded.
+func decodeBase64(s string) ([]byte, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err == nil {
+		return b, nil
+	}
+	if b, err2 := base64.RawStdEncoding.DecodeString(s); err2 == nil {
+		return b, nil
+	}
+	return nil, fmt.Errorf("not valid base64: %w", err)
+}

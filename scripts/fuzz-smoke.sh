@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of the module for a short while: FUZZTIME per
+# target (default 10s; any value go test -fuzztime takes, such as 2m or
+# 5000x). Each target's committed corpus, testdata/fuzz/<FuzzName>/, always
+# runs with the ordinary tests; this also mutates it. A failing input is
+# written to that directory by go test: commit it with the fix.
+#
+#   scripts/fuzz-smoke.sh               every target, 10s each
+#   FUZZTIME=2m scripts/fuzz-smoke.sh   longer
+#   scripts/fuzz-smoke.sh ./host/plugin only the targets of some packages
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+fuzztime=${FUZZTIME:-10s}
+go=${GO:-go}
+
+if (($# == 0)); then
+	set -- ./...
+fi
+
+# The fuzz targets are the Fuzz functions of *_test.go files. go test -list
+# would also find them, but it runs each test binary's TestMain.
+mapfile -t pkgs < <("$go" list -f '{{.Dir}}' "$@")
+failed=0 count=0
+for dir in "${pkgs[@]}"; do
+	names=$(cd "$dir" && grep -ho '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' -- *_test.go 2>/dev/null |
+		sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/' | sort -u) || true
+	for name in $names; do
+		count=$((count + 1))
+		echo "  fuzz     ${dir#"$PWD"/} $name ($fuzztime)"
+		if ! (cd "$dir" && "$go" test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" .); then
+			echo "FAIL     ${dir#"$PWD"/} $name" >&2
+			failed=$((failed + 1))
+		fi
+	done
+done
+if ((count == 0)); then
+	echo "no fuzz targets found" >&2
+	exit 1
+fi
+if ((failed > 0)); then
+	echo "$failed of $count fuzz targets failed" >&2
+	exit 1
+fi
+echo "  fuzz     $count targets passed"

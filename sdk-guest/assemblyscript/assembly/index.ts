@@ -1,0 +1,32 @@
+// The AssemblyScript SDK for writing wasmcp tools.
+//
+// A module registers its tools at the top level and re-exports the ABI:
+//
+//   import { addTool, CallResult, JSONObject, Tool } from "<sdk>/assembly";
+//   export * from "<sdk>/assembly/abi";
+//
+//   function echo(args: JSONObject): CallResult {
+//     return CallResult.text("Echo: " + args.getString("message"));
+//   }
+//
+//   addTool(new Tool("echo", "Echoes back the input message.",
+//     '{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}', echo));
+//
+// Build with the asconfig.json of this directory (see examples/assemblyscript).
+
+export { base64Encode } from "./base64";
+export {
+  JSONArray,
+  JSONBool,
+  JSONKind,
+  JSONNumber,
+  JSONObject,
+  JSONString,
+  JSONValue,
+  parseJSON,
+  quote,
+} from "./json";
+export { formatDecimal, formatNumber } from "./number";
+export { LogLevel, debug, error, info, log, warn } from "./log";
+export { CallResult, Content } from "./result";
+export { Handler, MAX_TOOLS, MAX_TOOL_NAME_LEN, Tool, addTool, call } from "./tool";

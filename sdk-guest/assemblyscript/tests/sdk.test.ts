@@ -1,0 +1,193 @@
+// Unit tests of the SDK, compiled to a module and run by tests/run.mjs under
+// Node's WebAssembly. run() returns the number of failed checks; each
+// failure is logged through the wasmcp log import.
+
+import {
+  CallResult,
+  Content,
+  JSONArray,
+  JSONObject,
+  JSONValue,
+  LogLevel,
+  Tool,
+  addTool,
+  base64Encode,
+  call,
+  formatDecimal,
+  formatNumber,
+  log,
+  parseJSON,
+  quote,
+} from "../assembly";
+import { describe, refused } from "../assembly/tool";
+
+let failures = 0;
+
+function check(ok: bool, what: string): void {
+  if (!ok) {
+    failures++;
+    log(LogLevel.Error, "FAIL " + what);
+  }
+}
+
+function checkEq(got: string, want: string, what: string): void {
+  if (got != want) {
+    failures++;
+    log(LogLevel.Error, "FAIL " + what + "\n  got  " + got + "\n  want " + want);
+  }
+}
+
+function testParse(): void {
+  const valid = [
+    "{}", " [ ] ", "0", "-0.5e+10", "1E3", '"a\\u00e9\\n"', "true", "false", "null",
+    '{"a":[1,{"b":null}],"c":"\\""}', "[[[[[]]]]]",
+  ];
+  const invalid = [
+    "", " ", "{", "}", "[1,]", '{"a"}', '{"a":}', "{a:1}", "01", "1.", ".5", "+1", "1e", "-",
+    '"\\x"', '"\\u12"', '"a', "tru", "nul", "[1 2]", '{"a":1,}', "1 2", '"\u0001"', '["a"',
+  ];
+  for (let i = 0; i < valid.length; i++) check(parseJSON(valid[i]) !== null, "valid JSON refused: " + valid[i]);
+  for (let i = 0; i < invalid.length; i++) check(parseJSON(invalid[i]) === null, "invalid JSON accepted: " + invalid[i]);
+  check(parseJSON("[".repeat(5000) + "]".repeat(5000)) === null, "deep nesting refused");
+  check(parseJSON("[".repeat(100) + "]".repeat(100)) !== null, "moderate nesting accepted");
+}
+
+function testGet(): void {
+  const v = parseJSON(
+    '{"message":"hi \\"you\\"\\u00e9\\ud83d\\ude00","a":7,"b":-2.5e1,"ok":true,"no":false,"nil":null,' +
+      '"nested":{"message":"inner"},"list":[1,"two",[3]],"d":1,"d":2,"k\\u0065y":"escaped key","u":"h\u00e9llo"}',
+  );
+  check(v !== null && v.isObject(), "object parsed");
+  const o = v!.asObject()!;
+  checkEq(o.getString("message"), 'hi "you"\u00e9\ud83d\ude00', "string with escapes");
+  check(o.getNumber("a") == 7, "integer");
+  check(o.getNumber("b") == -25, "exponent");
+  check(o.getBool("ok") == true && o.getBool("no", true) == false, "booleans");
+  check(o.get("nil")!.isNull(), "null");
+  check(o.get("missing") === null, "missing member");
+  checkEq(o.getString("a", "fallback"), "fallback", "fallback for another type");
+  check(o.getNumber("message", 42) == 42, "number fallback");
+  checkEq(o.getObject("nested")!.getString("message"), "inner", "nested object");
+  const list = o.getArray("list")!;
+  check(list.length == 3 && list.at(0)!.asNumber() == 1 && list.at(1)!.asString() == "two", "array");
+  check(list.at(2)!.asArray()!.length == 1 && list.at(3) === null, "nested array");
+  check(o.getNumber("d") == 2, "last duplicate wins");
+  checkEq(o.getString("key"), "escaped key", "escaped key");
+  checkEq(o.getString("u"), "h\u00e9llo", "raw UTF-8");
+  checkEq(o.keys.join(","), "message,a,b,ok,no,nil,nested,list,d,key,u", "key order");
+}
+
+function testNumbers(): void {
+  const values: f64[] = [0, -0.0, 12, -7, 0.5, 0.1 + 0.2, 1e20, 1e21, 123456789012345680000.0, 1e-6, 1.5e-7, 5e-324,
+    1.7976931348623157e308, 3.14159, 100, 22.5, -1234.5678, NaN, Infinity];
+  const want = ["0", "-0", "12", "-7", "0.5", "0.30000000000000004", "100000000000000000000", "1e+21",
+    "123456789012345680000", "0.000001", "1.5e-7", "5e-324", "1.7976931348623157e+308", "3.14159", "100", "22.5",
+    "-1234.5678", "null", "null"];
+  for (let i = 0; i < values.length; i++) checkEq(formatNumber(values[i]), want[i], "formatNumber " + want[i]);
+  const decimals: f64[] = [0, -0.0, 7, -1.5, 0.1 + 0.2, 1e21, 1.5e-7, 123456789.125, NaN, -Infinity];
+  const wantDecimal = ["0", "-0", "7", "-1.5", "0.30000000000000004", "1000000000000000000000", "0.00000015",
+    "123456789.125", "NaN", "-Inf"];
+  for (let i = 0; i < decimals.length; i++) checkEq(formatDecimal(decimals[i]), wantDecimal[i], "formatDecimal " + wantDecimal[i]);
+  const tiny = formatDecimal(-5e-324);
+  check(tiny.length == 3 + 323 + 1 && tiny.startsWith("-0.000") && tiny.endsWith("5"), "formatDecimal -5e-324");
+  check(formatDecimal(-1.7976931348623157e308).length == 310, "formatDecimal -MAX");
+}
+
+function testWrite(): void {
+  checkEq(quote('q"b\\n\n\t\u0001<>&\u00e9\ud83d\ude00'), '"q\\"b\\\\n\\n\\t\\u0001<>&\u00e9\ud83d\ude00"', "quote");
+  checkEq(quote("a\ud800b\udc00"), '"a\\ufffdb\\ufffd"', "lone surrogates");
+  const o = new JSONObject()
+    .setString("s", "x")
+    .setNumber("n", 2.5)
+    .setBool("b", false)
+    .setNull("z")
+    .set("a", new JSONArray().push(JSONValue.number(1)).push(new JSONObject()));
+  o.setNumber("n", 3); // replaced in place
+  checkEq(o.toString(), '{"s":"x","n":3,"b":false,"z":null,"a":[1,{}]}', "stringify");
+  const round = '{"a":[true,null,{"x":[1,"\\n"]}],"b":{},"c":-0.25}';
+  checkEq(parseJSON(round)!.toString(), round, "round trip");
+}
+
+function testBase64(): void {
+  const cases = ["", "f", "fo", "foo", "foob", "fooba", "foobar"];
+  const want = ["", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"];
+  for (let i = 0; i < cases.length; i++) {
+    checkEq(base64Encode(Uint8Array.wrap(String.UTF8.encode(cases[i]))), want[i], "base64 " + cases[i]);
+  }
+}
+
+function greet(args: JSONObject): CallResult {
+  return CallResult.text("Hello, " + args.getString("name", "world") + "!").add(
+    Content.image(Uint8Array.wrap(String.UTF8.encode("\u0089PNG")), "image/png"),
+  );
+}
+function weather(args: JSONObject): CallResult {
+  return CallResult.structured(new JSONObject().setNumber("temperature", 22.5));
+}
+function fail(args: JSONObject): CallResult {
+  return CallResult.error("failed with " + formatNumber(args.getNumber("code")));
+}
+function badImage(args: JSONObject): CallResult {
+  return new CallResult().add(Content.imageBase64("", "image/png"));
+}
+
+addTool(
+  new Tool("greet", "Says hello.", '{"type":"object","properties":{"name":{"type":"string"}}}', greet)
+    .withTitle("Greeter")
+    .withAnnotations('{"readOnlyHint":true}'),
+);
+addTool(new Tool("weather", "", "", weather).withOutputSchema('{"type":"object"}'));
+addTool(new Tool("fail", "", '{"type":"object"}', fail));
+addTool(new Tool("bad_image", "", "", badImage));
+
+function testTools(): void {
+  checkEq(
+    describe()!,
+    '{"tools":[{"name":"greet","title":"Greeter","description":"Says hello.",' +
+      '"inputSchema":{"type":"object","properties":{"name":{"type":"string"}}},"annotations":{"readOnlyHint":true}},' +
+      '{"name":"weather","inputSchema":{"type":"object","additionalProperties":false},"outputSchema":{"type":"object"}},' +
+      '{"name":"fail","inputSchema":{"type":"object"}},' +
+      '{"name":"bad_image","inputSchema":{"type":"object","additionalProperties":false}}]}',
+    "describe",
+  );
+  checkEq(
+    call("greet", '{"name":"AS \\"SDK\\""}'),
+    '{"content":[{"type":"text","text":"Hello, AS \\"SDK\\"!"},{"type":"image","data":"wolQTkc=","mimeType":"image/png"}]}',
+    "greet",
+  );
+  checkEq(call("weather", ""), '{"content":[],"structuredContent":{"temperature":22.5}}', "weather");
+  checkEq(call("fail", '{"code":3}'), '{"content":[{"type":"text","text":"failed with 3"}],"isError":true}', "fail");
+  checkEq(call("missing", "{}"), '{"content":[{"type":"text","text":"unknown tool \\"missing\\""}],"isError":true}', "unknown");
+  checkEq(
+    call("greet", "[1]"),
+    '{"content":[{"type":"text","text":"invalid arguments for tool greet: not a JSON object"}],"isError":true}',
+    "arguments not an object",
+  );
+  checkEq(
+    call("bad_image", "{}"),
+    '{"content":[{"type":"text","text":"tool bad_image returned an invalid result: an image or audio block needs data and a MIME type"}],"isError":true}',
+    "invalid block",
+  );
+  // Refused definitions: each returns false; the first reason is kept and
+  // describe then fails.
+  check(!addTool(new Tool("greet", "", "", greet)), "duplicate refused");
+  check(!addTool(new Tool("bad name", "", "", greet)), "bad name refused");
+  check(!addTool(new Tool("", "", "", greet)), "empty name refused");
+  check(!addTool(new Tool("x".repeat(129), "", "", greet)), "long name refused");
+  check(!addTool(new Tool("s1", "", '{"type":"string"}', greet)), "non-object input schema refused");
+  check(!addTool(new Tool("s2", "", "{", greet)), "invalid input schema refused");
+  check(!addTool(new Tool("s3", "", "", greet).withOutputSchema("[]")), "non-object output schema refused");
+  check(addTool(new Tool("x".repeat(128), "", "", greet)), "longest name accepted");
+  check(describe() === null, "describe fails after a refusal");
+  checkEq(refused()!, 'addTool: tool "greet": registered twice', "first refusal kept");
+}
+
+export function run(): i32 {
+  testParse();
+  testGet();
+  testNumbers();
+  testWrite();
+  testBase64();
+  testTools();
+  return failures;
+}

@@ -1,0 +1,25 @@
+/*
+ * internal.h - what the SDK's two source files share and tool authors do not
+ * need. Not installed with wasmcp.h.
+ */
+#ifndef WASMCP_INTERNAL_H
+#define WASMCP_INTERNAL_H
+
+#include "wasmcp.h"
+
+/* wasmcp_call_realloc resizes a block from wasmcp_call_memory (p may be NULL). */
+void *wasmcp_call_realloc_(void *p, size_t n);
+
+/* wasmcp_call_reset_ frees all call memory. */
+void wasmcp_call_reset_(void);
+
+/* wasmcp_writer_init_ makes *w an empty writer. */
+void wasmcp_writer_init_(wasmcp_writer *w);
+
+/* wasmcp_writer_fail_ records err as the writer's first error. */
+void wasmcp_writer_fail_(wasmcp_writer *w, const char *err);
+
+/* wasmcp_w_put_ appends s[0:n] to w verbatim. */
+void wasmcp_w_put_(wasmcp_writer *w, const char *s, size_t n);
+
+#endif /* WASMCP_INTERNAL_H */

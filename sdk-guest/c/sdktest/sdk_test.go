@@ -1,0 +1,126 @@
+//go:build !wasip1
+
+// Package sdktest checks the C SDK in its parent directory: its ABI names and
+// limits against package abi, so that they never drift, and its unit tests
+// (testdata/sdk_test.c), run natively under the address and
+// undefined-behaviour sanitizers. (Go refuses .c files in a directory of Go
+// files unless they are cgo, so the test lives here.)
+package sdktest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wasmcp/wasmcp/abi"
+)
+
+// sources are the SDK's files, the ones a tool module compiles.
+var sources = []string{"../wasmcp.c", "../read.c", "../write.c"}
+
+func read(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// all returns the first submatch of every match of re in text.
+func all(re, text string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(re).FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func TestABINames(t *testing.T) {
+	src := read(t, "wasmcp.c")
+	exports := all(`export_name\("([^"]+)"\)`, src)
+	slices.Sort(exports)
+	want := []string{abi.ExportAlloc, abi.ExportVersion, abi.ExportCall, abi.ExportDescribe}
+	slices.Sort(want)
+	if !slices.Equal(exports, want) {
+		t.Errorf("exports %q, want %q", exports, want)
+	}
+	if got := all(`import_module\("([^"]+)"\)`, src); !slices.Equal(got, []string{abi.ImportModule}) {
+		t.Errorf("import modules %q, want [%q]", got, abi.ImportModule)
+	}
+	if got := all(`import_name\("([^"]+)"\)`, src); !slices.Equal(got, []string{abi.ImportLog}) {
+		t.Errorf("imports %q, want [%q]", got, abi.ImportLog)
+	}
+}
+
+func TestHeaderConstants(t *testing.T) {
+	h := read(t, "wasmcp.h")
+	for name, want := range map[string]int{
+		"WASMCP_ABI_VERSION":       abi.Version,
+		"WASMCP_MAX_TOOL_NAME_LEN": abi.MaxToolNameLen,
+		"WASMCP_MAX_TOOLS":         abi.MaxTools,
+		"WASMCP_MAX_LOG_SIZE":      abi.MaxLogSize,
+	} {
+		m := regexp.MustCompile(`#define ` + name + `\s+\(?(\d+)(?: << (\d+))?\)?\n`).FindStringSubmatch(h)
+		if m == nil {
+			t.Errorf("%s: no #define of a number or a shifted number", name)
+			continue
+		}
+		got, _ := strconv.Atoi(m[1])
+		if m[2] != "" {
+			shift, _ := strconv.Atoi(m[2])
+			got <<= shift
+		}
+		if got != want {
+			t.Errorf("%s = %d, want %d", name, got, want)
+		}
+	}
+	// The enumerators take the values 0, 1, ... in order: their names must
+	// follow abi.LogLevel's.
+	enum := regexp.MustCompile(`(?s)typedef enum wasmcp_log_level \{(.*?)\}`).FindStringSubmatch(h)
+	if enum == nil {
+		t.Fatal("no enum wasmcp_log_level")
+	}
+	if strings.Contains(enum[1], "=") {
+		t.Fatal("wasmcp_log_level sets values explicitly; this test expects 0, 1, ... in order")
+	}
+	levels := all(`WASMCP_LOG_(\w+)`, enum[1])
+	for i := abi.LogDebug; i <= abi.LogEmergency; i++ {
+		if int(i) >= len(levels) || strings.ToLower(levels[i]) != i.String() {
+			t.Errorf("wasmcp_log_level: %q, want level %d to be %s", levels, i, i)
+			break
+		}
+	}
+}
+
+// TestUnit builds testdata/sdk_test.c natively and runs it.
+func TestUnit(t *testing.T) {
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "cc"
+	}
+	if _, err := exec.LookPath(cc); err != nil {
+		t.Fatalf("no C compiler (%s) to run the C SDK's unit tests: install one (make guest-toolchains installs clang) or set CC", cc)
+	}
+	bin := filepath.Join(t.TempDir(), "sdk_test")
+	args := append([]string{"-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-I..", "-o", bin, "testdata/sdk_test.c"}, sources...)
+	args = append(args, "-lm")
+	sanitize := []string{"-fsanitize=address,undefined", "-fno-sanitize-recover=all"}
+	out, err := exec.Command(cc, append(sanitize, args...)...).CombinedOutput()
+	if err != nil {
+		// Not every compiler ships the sanitizer runtimes; the checks still run.
+		t.Logf("building with sanitizers failed, building without:\n%s", out)
+		if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cc, err, out)
+		}
+	}
+	out, err = exec.Command(bin).CombinedOutput()
+	if err != nil || !strings.HasSuffix(string(out), "ok\n") {
+		t.Fatalf("C unit tests failed: %v\n%s", err, out)
+	}
+}

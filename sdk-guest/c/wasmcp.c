@@ -1,0 +1,456 @@
+/*
+ * wasmcp.c - tools, results, logging and the guest ABI of the C SDK.
+ *
+ * The ABI (abi/ABI.md) in short: the host calls wasmcp_alloc once per call
+ * for the tool name followed by the arguments, then wasmcp_call, and copies
+ * the returned document out before calling in again. So everything a call
+ * allocates ("call memory") is freed when the next call starts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- call memory ------------------------------------------------------- */
+
+/* Every block of call memory is a malloc'd chunk on one circular list, so
+ * that a reset frees them all and a realloc can move one. */
+typedef union chunk {
+    struct {
+        union chunk *prev, *next;
+    } link;
+    max_align_t align; /* the payload after the header is aligned for any type */
+} chunk;
+
+static chunk arena = {.link = {&arena, &arena}};
+
+void *wasmcp_call_realloc_(void *p, size_t n) {
+    chunk *old = p ? (chunk *)p - 1 : NULL;
+    if (n > SIZE_MAX - sizeof(chunk)) return NULL;
+    chunk *c = realloc(old, sizeof(chunk) + n);
+    if (!c) return NULL;
+    if (!old) { /* link a new chunk at the tail */
+        c->link.prev = arena.link.prev;
+        c->link.next = &arena;
+    }
+    c->link.prev->link.next = c;
+    c->link.next->link.prev = c;
+    return c + 1;
+}
+
+void *wasmcp_call_memory(size_t n) { return wasmcp_call_realloc_(NULL, n); }
+
+void wasmcp_call_reset_(void) {
+    chunk *c = arena.link.next;
+    while (c != &arena) {
+        chunk *next = c->link.next;
+        free(c);
+        c = next;
+    }
+    arena.link.prev = arena.link.next = &arena;
+}
+
+/* vformat formats into call memory. */
+static const char *vformat(const char *format, va_list ap) {
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, format, ap);
+    char *s = n < 0 ? NULL : wasmcp_call_memory((size_t)n + 1);
+    if (s) vsnprintf(s, (size_t)n + 1, format, again);
+    va_end(again);
+    return s ? s : "(out of memory formatting a message)";
+}
+
+static const char *formatf(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static const char *formatf(const char *format, ...) {
+    va_list ap;
+    va_start(ap, format);
+    const char *s = vformat(format, ap);
+    va_end(ap);
+    return s;
+}
+
+/* ---- logging ----------------------------------------------------------- */
+
+#ifdef __wasm__
+__attribute__((import_module("wasmcp"), import_name("log"))) void wasmcp_host_log_(uint32_t level, const char *msg,
+                                                                                   size_t len);
+#else
+static void wasmcp_host_log_(uint32_t level, const char *msg, size_t len) {
+    static const char *names[] = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+    fprintf(stderr, "wasmcp %s: %.*s\n", names[level > 7 ? 7 : level], (int)len, msg);
+}
+#endif
+
+void wasmcp_log(wasmcp_log_level level, const char *msg) {
+    size_t n = strlen(msg);
+    if (n > WASMCP_MAX_LOG_SIZE) { /* cut on a UTF-8 boundary: the host would cut anyway */
+        n = WASMCP_MAX_LOG_SIZE;
+        while (n > 0 && ((unsigned char)msg[n] & 0xC0) == 0x80)
+            n--;
+    }
+    wasmcp_host_log_((uint32_t)level, msg, n);
+}
+
+void wasmcp_logf(wasmcp_log_level level, const char *format, ...) {
+    va_list ap;
+    va_start(ap, format);
+    wasmcp_log(level, vformat(format, ap));
+    va_end(ap);
+}
+
+/* ---- results ----------------------------------------------------------- */
+
+struct wasmcp_result {
+    wasmcp_writer content;     /* the array of content blocks, open */
+    wasmcp_writer *structured; /* NULL until asked for */
+    bool is_error;
+};
+
+static void block_begin(wasmcp_result *res, const char *type) {
+    wasmcp_w_object_begin(&res->content);
+    wasmcp_w_key(&res->content, "type");
+    wasmcp_w_string(&res->content, type);
+}
+
+static void field(wasmcp_result *res, const char *key, const char *value) {
+    wasmcp_w_key(&res->content, key);
+    wasmcp_w_string(&res->content, value);
+}
+
+void wasmcp_result_text(wasmcp_result *res, const char *text) {
+    block_begin(res, "text");
+    field(res, "text", text);
+    wasmcp_w_object_end(&res->content);
+}
+
+void wasmcp_result_textf(wasmcp_result *res, const char *format, ...) {
+    va_list ap;
+    va_start(ap, format);
+    wasmcp_result_text(res, vformat(format, ap));
+    va_end(ap);
+}
+
+static void media(wasmcp_result *res, const char *type, const char *base64, const char *mime_type) {
+    if (!base64) {
+        wasmcp_writer_fail_(&res->content, "out of memory encoding base64");
+        return;
+    }
+    if (!*base64 || !mime_type || !*mime_type) {
+        wasmcp_writer_fail_(&res->content, "an image or audio block needs data and a MIME type");
+        return;
+    }
+    block_begin(res, type);
+    field(res, "data", base64);
+    field(res, "mimeType", mime_type);
+    wasmcp_w_object_end(&res->content);
+}
+
+void wasmcp_result_image(wasmcp_result *res, const void *data, size_t len, const char *mime_type) {
+    media(res, "image", wasmcp_base64(data, len), mime_type);
+}
+
+void wasmcp_result_image_base64(wasmcp_result *res, const char *base64, const char *mime_type) {
+    media(res, "image", base64, mime_type);
+}
+
+void wasmcp_result_audio(wasmcp_result *res, const void *data, size_t len, const char *mime_type) {
+    media(res, "audio", wasmcp_base64(data, len), mime_type);
+}
+
+static void optional(wasmcp_result *res, const char *key, const char *value) {
+    if (value) field(res, key, value);
+}
+
+void wasmcp_result_resource_link(wasmcp_result *res, const wasmcp_resource_link *link) {
+    if (!link || !link->uri || !*link->uri || !link->name || !*link->name) {
+        wasmcp_writer_fail_(&res->content, "a resource_link block needs a uri and a name");
+        return;
+    }
+    block_begin(res, "resource_link");
+    field(res, "uri", link->uri);
+    field(res, "name", link->name);
+    optional(res, "title", link->title);
+    optional(res, "description", link->description);
+    optional(res, "mimeType", link->mime_type);
+    if (link->size) {
+        wasmcp_w_key(&res->content, "size");
+        wasmcp_w_int(&res->content, link->size);
+    }
+    wasmcp_w_object_end(&res->content);
+}
+
+static void embedded(wasmcp_result *res, const char *uri, const char *mime_type, const char *key, const char *value) {
+    if (!uri || !*uri || !value) {
+        wasmcp_writer_fail_(&res->content, value ? "an embedded resource needs a uri" : "out of memory");
+        return;
+    }
+    block_begin(res, "resource");
+    wasmcp_w_key(&res->content, "resource");
+    wasmcp_w_object_begin(&res->content);
+    field(res, "uri", uri);
+    optional(res, "mimeType", mime_type);
+    field(res, key, value);
+    wasmcp_w_object_end(&res->content);
+    wasmcp_w_object_end(&res->content);
+}
+
+void wasmcp_result_embedded_text(wasmcp_result *res, const char *uri, const char *mime_type, const char *text) {
+    embedded(res, uri, mime_type, "text", text);
+}
+
+void wasmcp_result_embedded_blob(wasmcp_result *res, const char *uri, const char *mime_type, const void *data,
+                                 size_t len) {
+    embedded(res, uri, mime_type, "blob", wasmcp_base64(data, len));
+}
+
+void wasmcp_result_content(wasmcp_result *res, const char *json) {
+    wasmcp_json v = wasmcp_json_parse(json, json ? strlen(json) : 0);
+    if (wasmcp_json_kind_of(v) != WASMCP_JSON_OBJECT ||
+        wasmcp_json_kind_of(wasmcp_json_get(v, "type")) != WASMCP_JSON_STRING) {
+        wasmcp_writer_fail_(&res->content, "a content block must be a JSON object with a \"type\"");
+        return;
+    }
+    wasmcp_w_raw(&res->content, v.ptr, v.len);
+}
+
+wasmcp_writer *wasmcp_result_structured(wasmcp_result *res) {
+    if (!res->structured && !(res->structured = wasmcp_writer_new())) {
+        wasmcp_writer_fail_(&res->content, "out of memory");
+        static wasmcp_writer failed = {.error = "out of memory"};
+        return &failed; /* writes to it are ignored */
+    }
+    return res->structured;
+}
+
+void wasmcp_result_error(wasmcp_result *res, const char *msg) {
+    res->is_error = true;
+    wasmcp_result_text(res, msg);
+}
+
+void wasmcp_result_errorf(wasmcp_result *res, const char *format, ...) {
+    va_list ap;
+    va_start(ap, format);
+    wasmcp_result_error(res, vformat(format, ap));
+    va_end(ap);
+}
+
+/* error_doc is a Result document with isError and one text block. */
+static const char *error_doc(const char *msg, size_t *len) {
+    wasmcp_writer w;
+    wasmcp_writer_init_(&w);
+    wasmcp_w_object_begin(&w);
+    wasmcp_w_key(&w, "content");
+    wasmcp_w_array_begin(&w);
+    wasmcp_w_object_begin(&w);
+    wasmcp_w_key(&w, "type");
+    wasmcp_w_string(&w, "text");
+    wasmcp_w_key(&w, "text");
+    wasmcp_w_string(&w, msg);
+    wasmcp_w_object_end(&w);
+    wasmcp_w_array_end(&w);
+    wasmcp_w_key(&w, "isError");
+    wasmcp_w_bool(&w, true);
+    wasmcp_w_object_end(&w);
+    const char *doc = wasmcp_writer_json(&w, len);
+    if (doc) return doc;
+    static const char oom[] = "{\"content\":[{\"type\":\"text\",\"text\":\"out of memory\"}],\"isError\":true}";
+    *len = sizeof oom - 1;
+    return oom;
+}
+
+/* invalid formats the message of a result the handler got wrong. */
+static const char *invalid(const char *tool, const char *part, const char *why) {
+    return formatf("tool %s returned an invalid result: %s: %s", tool, part, why);
+}
+
+/* finish turns a filled result into its document, or into a tool error
+ * naming what the handler got wrong. */
+static const char *finish(const char *tool, wasmcp_result *res, size_t *len) {
+    wasmcp_writer *c = &res->content, *s = res->structured;
+    wasmcp_w_array_end(c);
+    size_t clen = 0, slen = 0;
+    const char *content = wasmcp_writer_json(c, &clen), *sc = NULL;
+    if (!content) return error_doc(invalid(tool, "content", c->error ? c->error : "a block was left open"), len);
+    if (s) {
+        sc = wasmcp_writer_json(s, &slen);
+        if (!sc)
+            return error_doc(invalid(tool, "structured content", s->error ? s->error : "a container was left open"),
+                             len);
+        if (slen == 0 || sc[0] != '{')
+            return error_doc(invalid(tool, "structured content", "must be one JSON object"), len);
+    }
+    wasmcp_writer w;
+    wasmcp_writer_init_(&w);
+    wasmcp_w_put_(&w, "{\"content\":", 11);
+    wasmcp_w_put_(&w, content, clen);
+    if (sc) {
+        wasmcp_w_put_(&w, ",\"structuredContent\":", 21);
+        wasmcp_w_put_(&w, sc, slen);
+    }
+    if (res->is_error) wasmcp_w_put_(&w, ",\"isError\":true", 15);
+    wasmcp_w_put_(&w, "}", 1);
+    if (w.error) return error_doc("out of memory", len);
+    *len = w.len;
+    return w.buf;
+}
+
+/* ---- tools ------------------------------------------------------------- */
+
+static wasmcp_tool *tools;
+static size_t ntools;
+/* refused is set when a definition was refused: the module then reports no
+ * definitions at all, and the host refuses it with the logged reason. */
+static bool refused;
+
+static bool valid_name(const char *name) {
+    size_t n = 0;
+    for (; name[n]; n++) {
+        char c = name[n];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+              c == '-'))
+            return false;
+    }
+    return n >= 1 && n <= WASMCP_MAX_TOOL_NAME_LEN;
+}
+
+static bool refuse(const char *name, const char *why) {
+    refused = true;
+    wasmcp_logf(WASMCP_LOG_CRITICAL, "wasmcp_add_tool: tool \"%s\": %s", name ? name : "(null)", why);
+    return false;
+}
+
+/* object_schema reports whether s is a JSON object, and for an input schema
+ * whether its "type" is "object", as MCP requires. */
+static bool object_schema(const char *s, bool input) {
+    wasmcp_json v = wasmcp_json_parse(s, strlen(s));
+    if (wasmcp_json_kind_of(v) != WASMCP_JSON_OBJECT) return false;
+    wasmcp_json type = wasmcp_json_get(v, "type");
+    return !input || (type.len == 8 && memcmp(type.ptr, "\"object\"", 8) == 0);
+}
+
+bool wasmcp_add_tool(const wasmcp_tool *t) {
+    if (!t || !t->name || !valid_name(t->name))
+        return refuse(t ? t->name : NULL, "a name must be 1 to 128 characters of [A-Za-z0-9_.-]");
+    for (size_t i = 0; i < ntools; i++)
+        if (strcmp(tools[i].name, t->name) == 0) return refuse(t->name, "registered twice");
+    if (ntools == WASMCP_MAX_TOOLS) return refuse(t->name, "a module defines at most 1024 tools");
+    if (!t->handler) return refuse(t->name, "no handler");
+    if (t->input_schema && !object_schema(t->input_schema, true))
+        return refuse(t->name, "input schema: not a JSON object with \"type\":\"object\"");
+    if (t->output_schema && !object_schema(t->output_schema, false))
+        return refuse(t->name, "output schema: not a JSON object");
+    if (t->annotations && !object_schema(t->annotations, false))
+        return refuse(t->name, "annotations: not a JSON object");
+    wasmcp_tool *grown = realloc(tools, (ntools + 1) * sizeof *tools);
+    if (!grown) return refuse(t->name, "out of memory");
+    tools = grown;
+    tools[ntools++] = *t;
+    return true;
+}
+
+static char *describe_doc; /* built once; tools never change after init */
+static size_t describe_len;
+
+const char *wasmcp_describe_json(size_t *len) {
+    if (refused) return NULL;
+    if (describe_doc) {
+        if (len) *len = describe_len;
+        return describe_doc;
+    }
+    wasmcp_writer w;
+    wasmcp_writer_init_(&w);
+    wasmcp_w_object_begin(&w);
+    wasmcp_w_key(&w, "tools");
+    wasmcp_w_array_begin(&w);
+    for (size_t i = 0; i < ntools; i++) {
+        const wasmcp_tool *t = &tools[i];
+        wasmcp_w_object_begin(&w);
+        wasmcp_w_key(&w, "name");
+        wasmcp_w_string(&w, t->name);
+        if (t->title) wasmcp_w_key(&w, "title"), wasmcp_w_string(&w, t->title);
+        if (t->description) wasmcp_w_key(&w, "description"), wasmcp_w_string(&w, t->description);
+        static const char no_params[] = "{\"type\":\"object\",\"additionalProperties\":false}";
+        const char *in = t->input_schema ? t->input_schema : no_params;
+        wasmcp_w_key(&w, "inputSchema");
+        wasmcp_w_raw(&w, in, strlen(in));
+        if (t->output_schema)
+            wasmcp_w_key(&w, "outputSchema"), wasmcp_w_raw(&w, t->output_schema, strlen(t->output_schema));
+        if (t->annotations) wasmcp_w_key(&w, "annotations"), wasmcp_w_raw(&w, t->annotations, strlen(t->annotations));
+        wasmcp_w_object_end(&w);
+    }
+    wasmcp_w_array_end(&w);
+    wasmcp_w_object_end(&w);
+    size_t n;
+    const char *doc = wasmcp_writer_json(&w, &n);
+    /* Copy out of call memory, which the next call frees. */
+    if (doc && (describe_doc = malloc(n + 1))) {
+        memcpy(describe_doc, doc, n + 1);
+        describe_len = n;
+    }
+    if (!describe_doc) {
+        wasmcp_log(WASMCP_LOG_CRITICAL, "wasmcp_describe: out of memory");
+        return NULL;
+    }
+    if (len) *len = describe_len;
+    return describe_doc;
+}
+
+const char *wasmcp_dispatch(const char *name, size_t name_len, const char *args, size_t args_len, size_t *len) {
+    wasmcp_call_reset_();
+    const wasmcp_tool *t = NULL;
+    for (size_t i = 0; i < ntools && !t; i++)
+        if (strlen(tools[i].name) == name_len && memcmp(tools[i].name, name, name_len) == 0) t = &tools[i];
+    if (!t) return error_doc(formatf("unknown tool \"%.*s\"", (int)name_len, name), len);
+    wasmcp_json a = args_len ? wasmcp_json_parse(args, args_len) : wasmcp_json_parse("{}", 2);
+    if (wasmcp_json_kind_of(a) != WASMCP_JSON_OBJECT)
+        return error_doc(formatf("invalid arguments for tool %s: not a JSON object", t->name), len);
+    wasmcp_result res = {.structured = NULL, .is_error = false};
+    wasmcp_writer_init_(&res.content);
+    wasmcp_w_array_begin(&res.content);
+    t->handler(a, &res);
+    return finish(t->name, &res, len);
+}
+
+/* ---- the ABI exports --------------------------------------------------- */
+
+#ifdef __wasm__
+
+/* The region of the last wasmcp_alloc: the tool name, then the arguments. */
+static char *input;
+static size_t input_len;
+
+static uint64_t pack(const char *p, size_t n) { return (uint64_t)(uintptr_t)p << 32 | (uint32_t)n; }
+
+__attribute__((export_name("wasmcp_abi_version"))) int32_t wasmcp_export_version(void) { return WASMCP_ABI_VERSION; }
+
+__attribute__((export_name("wasmcp_alloc"))) char *wasmcp_export_alloc(size_t size) {
+    /* The host has copied the previous document out: free everything first,
+     * so that a large input finds the memory the last call used. */
+    wasmcp_call_reset_();
+    free(input);
+    input = malloc(size ? size : 1);
+    input_len = input ? size : 0;
+    return input;
+}
+
+__attribute__((export_name("wasmcp_describe"))) uint64_t wasmcp_export_describe(void) {
+    size_t n;
+    const char *doc = wasmcp_describe_json(&n);
+    return doc ? pack(doc, n) : 0;
+}
+
+__attribute__((export_name("wasmcp_call"))) uint64_t wasmcp_export_call(const char *name, size_t name_len,
+                                                                        const char *args, size_t args_len) {
+    size_t n;
+    const char *doc;
+    /* Only the region from wasmcp_alloc is known to be ours (ABI.md §3). */
+    if (!input || name != input || args != name + name_len || name_len > input_len || args_len > input_len - name_len)
+        doc = error_doc("wasmcp_call: name and arguments are not in the region returned by wasmcp_alloc", &n);
+    else
+        doc = wasmcp_dispatch(name, name_len, args, args_len, &n);
+    return pack(doc, n);
+}
+
+#endif /* __wasm__ */

@@ -1,0 +1,306 @@
+/*
+ * wasmcp.h - the C SDK for writing wasmcp tools.
+ *
+ * A tool module is one C file that registers its tools from a constructor and
+ * is linked with the SDK's sources (wasmcp.c, read.c, write.c) into a WASI
+ * reactor:
+ *
+ *     #include "wasmcp.h"
+ *
+ *     static void echo(wasmcp_json args, wasmcp_result *res) {
+ *         wasmcp_result_textf(res, "Echo: %s", wasmcp_get_string(args, "message", ""));
+ *     }
+ *
+ *     WASMCP_INIT {
+ *         wasmcp_add_tool(&(wasmcp_tool){
+ *             .name = "echo",
+ *             .description = "Echoes back the input message.",
+ *             .input_schema = "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}},"
+ *                             "\"required\":[\"message\"]}",
+ *             .handler = echo,
+ *         });
+ *     }
+ *
+ *     clang --target=wasm32-wasi -mexec-model=reactor --sysroot=/usr -Os \
+ *         -Wl,--strip-all -o echo.wasm echo.c wasmcp.c read.c write.c
+ *
+ * The SDK implements the exports and imports of the wasmcp guest ABI
+ * (abi/ABI.md): a tool author never sees a pointer the host passed or the
+ * packing of a result. It also provides what C lacks for the job: a reader
+ * for the arguments JSON, a JSON writer, base64 for images, and logging.
+ *
+ * Memory. Everything the SDK hands a handler (decoded strings, writers, the
+ * result) lives until the handler's call is over; the SDK frees it when the
+ * host starts the next call. Handlers never free SDK memory.
+ *
+ * Natively (not __wasm__), the same files compile for unit tests: log lines go
+ * to stderr and wasmcp_dispatch / wasmcp_describe_json run the tools.
+ */
+#ifndef WASMCP_H
+#define WASMCP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this SDK speaks; wasmcp_abi_version returns it. */
+#define WASMCP_ABI_VERSION 1
+
+/* Limits of ABI v1, the same numbers as package abi. */
+#define WASMCP_MAX_TOOL_NAME_LEN 128
+#define WASMCP_MAX_TOOLS         1024
+#define WASMCP_MAX_LOG_SIZE      (64 << 10)
+
+/* Runs the block that follows once per instance, before the host asks for
+ * the tool definitions: the place to call wasmcp_add_tool. */
+#define WASMCP_INIT __attribute__((constructor)) static void wasmcp_init_tools_(void)
+
+/* ------------------------------------------------------------------------
+ * Reading JSON
+ * ------------------------------------------------------------------------ */
+
+/* A view of one JSON value inside a larger text: no copy, no allocation. A
+ * missing value has ptr == NULL. The arguments a handler receives are an
+ * object the host has already validated against the tool's input schema, so
+ * a field the schema requires is there with the type it declares. */
+typedef struct wasmcp_json {
+    const char *ptr;
+    size_t len;
+} wasmcp_json;
+
+/* What kind of value a wasmcp_json is. WASMCP_JSON_NONE: missing or malformed. */
+typedef enum wasmcp_json_kind {
+    WASMCP_JSON_NONE,
+    WASMCP_JSON_NULL,
+    WASMCP_JSON_BOOL,
+    WASMCP_JSON_NUMBER,
+    WASMCP_JSON_STRING,
+    WASMCP_JSON_ARRAY,
+    WASMCP_JSON_OBJECT
+} wasmcp_json_kind;
+
+/* wasmcp_json_parse returns a view of the single JSON value text[0:len]
+ * (surrounding white space allowed), or a missing value when it is not
+ * exactly one valid JSON value. */
+wasmcp_json wasmcp_json_parse(const char *text, size_t len);
+
+/* wasmcp_json_kind_of reports the kind of v from its first byte. */
+wasmcp_json_kind wasmcp_json_kind_of(wasmcp_json v);
+
+/* wasmcp_json_get returns the value of member key of object obj, or a
+ * missing value. With duplicate keys, the last one wins (as in Go's
+ * encoding/json and JavaScript). Keys are compared after unescaping. */
+wasmcp_json wasmcp_json_get(wasmcp_json obj, const char *key);
+
+/* wasmcp_json_count returns the number of elements of an array or members
+ * of an object, 0 for anything else. */
+size_t wasmcp_json_count(wasmcp_json v);
+
+/* wasmcp_json_index returns element i of array arr, or a missing value. */
+wasmcp_json wasmcp_json_index(wasmcp_json arr, size_t i);
+
+/* wasmcp_json_member returns member i of object obj: its key (the decoded
+ * string, call memory) in *key and its value. False past the end. */
+bool wasmcp_json_member(wasmcp_json obj, size_t i, const char **key, wasmcp_json *value);
+
+/* wasmcp_json_string decodes a JSON string into call memory (NUL-terminated;
+ * *len, when not NULL, gets the length, which counts any \u0000 inside).
+ * NULL when v is not a string. */
+const char *wasmcp_json_string(wasmcp_json v, size_t *len);
+
+/* wasmcp_json_number stores the value of a JSON number in *out. */
+bool wasmcp_json_number(wasmcp_json v, double *out);
+
+/* wasmcp_json_bool stores the value of true or false in *out. */
+bool wasmcp_json_bool(wasmcp_json v, bool *out);
+
+/* Shortcuts for a member of an object: the value, or fallback when the
+ * member is missing or of another type. */
+const char *wasmcp_get_string(wasmcp_json obj, const char *key, const char *fallback);
+double wasmcp_get_number(wasmcp_json obj, const char *key, double fallback);
+bool wasmcp_get_bool(wasmcp_json obj, const char *key, bool fallback);
+
+/* ------------------------------------------------------------------------
+ * Writing JSON
+ * ------------------------------------------------------------------------ */
+
+/* A JSON writer. It places commas and colons itself: write a key, then its
+ * value; open, fill and close objects and arrays. It never stops on an
+ * error: it records it, and the SDK turns a failed writer into a tool error
+ * naming the problem. Writers come from the SDK (wasmcp_result_structured,
+ * wasmcp_writer_new); the fields are private. */
+typedef struct wasmcp_writer {
+    char *buf;
+    size_t len, cap;
+    uint64_t open_mask;   /* bit d: the container at depth d has an item */
+    uint64_t object_mask; /* bit d: the container at depth d is an object */
+    int depth;
+    bool after_key;
+    const char *error; /* first error, or NULL */
+} wasmcp_writer;
+
+/* wasmcp_writer_new returns an empty writer in call memory. */
+wasmcp_writer *wasmcp_writer_new(void);
+void wasmcp_w_object_begin(wasmcp_writer *w);
+void wasmcp_w_object_end(wasmcp_writer *w);
+void wasmcp_w_array_begin(wasmcp_writer *w);
+void wasmcp_w_array_end(wasmcp_writer *w);
+void wasmcp_w_key(wasmcp_writer *w, const char *key);
+void wasmcp_w_string(wasmcp_writer *w, const char *s);
+/* wasmcp_w_string_n writes s[0:n], which may contain NUL bytes. Invalid
+ * UTF-8 becomes U+FFFD, as Go's encoding/json does. */
+void wasmcp_w_string_n(wasmcp_writer *w, const char *s, size_t n);
+/* wasmcp_w_number writes a finite number the way Go's encoding/json and
+ * JavaScript do (12, 0.5, 1e+21); NaN and infinities are an error. */
+void wasmcp_w_number(wasmcp_writer *w, double v);
+void wasmcp_w_int(wasmcp_writer *w, long long v);
+void wasmcp_w_bool(wasmcp_writer *w, bool v);
+void wasmcp_w_null(wasmcp_writer *w);
+/* wasmcp_w_raw writes json[0:n], which must be one valid JSON value. */
+void wasmcp_w_raw(wasmcp_writer *w, const char *json, size_t n);
+/* wasmcp_writer_json returns the text written so far (NUL-terminated) and
+ * its length in *len; NULL when the writer failed or a container is open. */
+const char *wasmcp_writer_json(const wasmcp_writer *w, size_t *len);
+
+/* wasmcp_format_number writes v as wasmcp_w_number would into buf, NUL-
+ * terminated, and returns buf ("null" for NaN and infinities). */
+char *wasmcp_format_number(double v, char buf[32]);
+
+/* wasmcp_format_decimal formats v for text, in call memory: the shortest
+ * digits that read back as v, never in exponent notation (12, 0.5,
+ * 1000000000000000000000, 0.00000015), as Go's strconv.FormatFloat(v, 'f',
+ * -1, 64) does. */
+const char *wasmcp_format_decimal(double v);
+
+/* wasmcp_base64 encodes data[0:n] (standard alphabet, padded) into call
+ * memory. */
+const char *wasmcp_base64(const void *data, size_t n);
+
+/* ------------------------------------------------------------------------
+ * Results
+ * ------------------------------------------------------------------------ */
+
+/* The result a handler fills. Without any content or structured content
+ * the host returns one empty text block. */
+typedef struct wasmcp_result wasmcp_result;
+
+/* Content blocks, in the order added. */
+void wasmcp_result_text(wasmcp_result *res, const char *text);
+void wasmcp_result_textf(wasmcp_result *res, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* wasmcp_result_image adds an image block; data is raw bytes (base64 encoded
+ * here) of the given MIME type, such as "image/png". */
+void wasmcp_result_image(wasmcp_result *res, const void *data, size_t len, const char *mime_type);
+/* wasmcp_result_image_base64 adds an image block from data already base64
+ * encoded. */
+void wasmcp_result_image_base64(wasmcp_result *res, const char *base64, const char *mime_type);
+/* wasmcp_result_audio adds an audio block from raw bytes. */
+void wasmcp_result_audio(wasmcp_result *res, const void *data, size_t len, const char *mime_type);
+/* A link to a resource the client may fetch. uri and name are required;
+ * the other fields are left out when NULL (size when 0). */
+typedef struct wasmcp_resource_link {
+    const char *uri;
+    const char *name;
+    const char *title;
+    const char *description;
+    const char *mime_type;
+    long long size;
+} wasmcp_resource_link;
+
+/* wasmcp_result_resource_link adds a resource_link block. */
+void wasmcp_result_resource_link(wasmcp_result *res, const wasmcp_resource_link *link);
+/* wasmcp_result_embedded_text adds a resource block embedding a text
+ * resource; mime_type may be NULL. */
+void wasmcp_result_embedded_text(wasmcp_result *res, const char *uri, const char *mime_type, const char *text);
+/* wasmcp_result_embedded_blob adds a resource block embedding binary data
+ * (base64 encoded here); mime_type may be NULL. */
+void wasmcp_result_embedded_blob(wasmcp_result *res, const char *uri, const char *mime_type, const void *data,
+                                 size_t len);
+/* wasmcp_result_content adds a content block given as a JSON object. */
+void wasmcp_result_content(wasmcp_result *res, const char *json);
+
+/* wasmcp_result_structured returns the writer for the result's
+ * structuredContent, which must receive exactly one JSON object. A tool with
+ * an output schema fills it on success; the host mirrors it as a text block
+ * when the result has no other content. */
+wasmcp_writer *wasmcp_result_structured(wasmcp_result *res);
+
+/* wasmcp_result_error marks the result as a tool error (isError) and adds a
+ * text block with msg, for the model to read and perhaps correct. */
+void wasmcp_result_error(wasmcp_result *res, const char *msg);
+void wasmcp_result_errorf(wasmcp_result *res, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------------
+ * Tools
+ * ------------------------------------------------------------------------ */
+
+/* A handler receives its arguments (an object, validated against the input
+ * schema) and fills res. */
+typedef void (*wasmcp_handler)(wasmcp_json args, wasmcp_result *res);
+
+/* A tool definition. Strings are copied by pointer: use literals or storage
+ * that outlives the module. */
+typedef struct wasmcp_tool {
+    const char *name;          /* required: 1-128 of [A-Za-z0-9_.-], unique */
+    const char *title;         /* optional */
+    const char *description;   /* optional */
+    const char *input_schema;  /* JSON object with "type":"object"; NULL: no parameters */
+    const char *output_schema; /* optional JSON Schema object */
+    const char *annotations;   /* optional MCP ToolAnnotations as a JSON object */
+    wasmcp_handler handler;    /* required */
+} wasmcp_tool;
+
+/* wasmcp_add_tool registers a tool; call it from WASMCP_INIT. It returns
+ * false, and logs why at critical level, for a definition the host would
+ * refuse (bad or duplicate name, schema that is not a JSON object, input
+ * schema without "type":"object", missing handler). A module with a refused
+ * definition then fails to load with that log line as the reason. */
+bool wasmcp_add_tool(const wasmcp_tool *tool);
+
+/* ------------------------------------------------------------------------
+ * Logging
+ * ------------------------------------------------------------------------ */
+
+/* Log levels, MCP's (syslog's) severities, least to most severe. */
+typedef enum wasmcp_log_level {
+    WASMCP_LOG_DEBUG,
+    WASMCP_LOG_INFO,
+    WASMCP_LOG_NOTICE,
+    WASMCP_LOG_WARNING,
+    WASMCP_LOG_ERROR,
+    WASMCP_LOG_CRITICAL,
+    WASMCP_LOG_ALERT,
+    WASMCP_LOG_EMERGENCY
+} wasmcp_log_level;
+
+/* wasmcp_log sends one line to the host's log (stdout and stderr of a guest
+ * are discarded). Lines over 64 KiB are truncated. */
+void wasmcp_log(wasmcp_log_level level, const char *msg);
+void wasmcp_logf(wasmcp_log_level level, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------------
+ * Running tools without a host (unit tests)
+ * ------------------------------------------------------------------------ */
+
+/* wasmcp_describe_json returns the Describe document listing every tool,
+ * or NULL when a definition was refused. */
+const char *wasmcp_describe_json(size_t *len);
+
+/* wasmcp_dispatch runs tool name on the arguments JSON and returns the
+ * Result document, as the wasmcp_call export does. It stays valid until the
+ * next dispatch. */
+const char *wasmcp_dispatch(const char *name, size_t name_len, const char *args, size_t args_len, size_t *len);
+
+/* wasmcp_call_memory returns n bytes of call memory (freed when the host
+ * starts the next call), or NULL. */
+void *wasmcp_call_memory(size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WASMCP_H */
