@@ -33,7 +33,8 @@ include $(wildcard mk/*.mk)
 
 # Sources each artifact depends on; go build's own cache does the rest.
 HOST_SRC := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './e2e/*' \
-	-not -path './plugins/*' -not -path './examples/*' -not -path './sdk-guest/*' -not -path '*/node_modules/*') go.mod go.sum
+	-not -path './plugins/*' -not -path './examples/*' -not -path './sdk-guest/*' -not -path '*/node_modules/*') go.mod go.sum \
+	$(shell find cmd/wasmcp/templates -type f 2>/dev/null)
 GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
 
 # The end-to-end tests use these artifacts rather than building their own.

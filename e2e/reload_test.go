@@ -8,13 +8,24 @@ import (
 
 // TestHotReload watches a served directory from the client's side: a module
 // dropped in brings its tool with notifications/tools/list_changed, and
-// deleting it takes the tool away again. Both protocol eras are covered: the
-// initialize handshake gets the notification on the session, the stateless
-// protocol on its subscriptions/listen stream.
+// deleting it takes the tool away again. Both protocol eras are covered, over
+// stdio and over Streamable HTTP: the initialize handshake gets the
+// notification on the session (over HTTP, its GET event stream), the
+// stateless protocol on its subscriptions/listen stream.
 func TestHotReload(t *testing.T) {
-	for _, protocol := range []string{legacyProtocol, ""} {
-		t.Run("protocol="+cmp.Or(protocol, "latest"), func(t *testing.T) {
-			s := startServer(t, servedCopy(t, wat("hostile")), serverOptions{protocol: protocol})
+	for _, tc := range []struct {
+		protocol string
+		http     bool
+	}{{legacyProtocol, false}, {"", false}, {legacyProtocol, true}, {"", true}} {
+		name := "stdio"
+		if tc.http {
+			name = "http"
+		}
+		t.Run(name+"/protocol="+cmp.Or(tc.protocol, "latest"), func(t *testing.T) {
+			s := startServer(t, servedCopy(t, wat("hostile")), serverOptions{protocol: tc.protocol, http: tc.http})
+			if want := cmp.Or(tc.protocol, "2026-07-28"); s.InitializeResult().ProtocolVersion != want {
+				t.Fatalf("negotiated %s, want %s", s.InitializeResult().ProtocolVersion, want)
+			}
 			if _, ok := s.tools(t)["hello"]; ok {
 				t.Fatal("hello served before its module was added")
 			}

@@ -40,12 +40,17 @@ type server struct {
 	// logs receives the notifications/message the server sends.
 	logs   chan *mcp.LoggingMessageParams
 	stderr *lockedBuffer
+	// url is the MCP endpoint of a server started with http.
+	url string
 }
 
 // serverOptions describe one server of a test.
 type serverOptions struct {
 	protocol string   // "" for the client's default
 	args     []string // extra serve flags
+	// http serves over Streamable HTTP on a loopback port, with a bearer
+	// token, instead of stdio.
+	http bool
 }
 
 // startServer runs wasmcp serve on dir and connects a client to it. The
@@ -76,6 +81,10 @@ func startServer(t *testing.T, dir string, opts serverOptions) *server {
 			}
 		},
 	})
+	if opts.http {
+		s.connectHTTP(t, client, cmd, opts.protocol)
+		return s
+	}
 	cs, err := client.Connect(testContext(t), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: opts.protocol})
 	if err != nil {
 		t.Fatalf("connect to wasmcp serve: %v\nserver log:\n%s", err, s.stderr)

@@ -53,15 +53,22 @@ func benchmarkReload(b *testing.B, wasm []byte, settle time.Duration) {
 
 	// land places a module and returns the time until its Change arrives,
 	// then removes it (untimed), so the next landing is an Added again.
+	await := func(what string) {
+		select {
+		case <-changed:
+		case <-time.After(patience):
+			b.Fatalf("no Change after %s", what)
+		}
+	}
 	land := func(name string, wasm []byte) time.Duration {
 		start := time.Now()
 		place(b, dir, name, wasm)
-		<-changed
+		await("adding " + name)
 		elapsed := time.Since(start)
 		if err := os.Remove(filepath.Join(dir, name)); err != nil {
 			b.Fatal(err)
 		}
-		<-changed
+		await("removing " + name)
 		return elapsed
 	}
 	land("warm.wasm", wasm) // compiles it into the cache
@@ -88,10 +95,13 @@ func benchmarkReload(b *testing.B, wasm []byte, settle time.Duration) {
 }
 
 // withCustomSection returns wasm with a custom section named name appended.
+// Its payload is not empty: wazero v1.12.0 fails to read an empty custom
+// section at the end of a module ("failed to read custom section": EOF).
 func withCustomSection(wasm []byte, name string) []byte {
 	var body []byte
 	body = binary.AppendUvarint(body, uint64(len(name)))
 	body = append(body, name...)
+	body = append(body, name...) // the payload
 	out := append([]byte(nil), wasm...)
 	out = append(out, 0) // custom section id
 	out = binary.AppendUvarint(out, uint64(len(body)))

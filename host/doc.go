@@ -21,13 +21,20 @@
 // version is loaded completely (compiled, instantiated, described, its
 // definitions and schemas validated) before anything changes; if that fails
 // the previous version keeps serving and the log names the file and the
-// reason. A file read while still being written fails to load and is loaded
-// when its writer touches it again. The swap is atomic: calls already
-// running finish on the old version, later calls go to the new one, and the
-// old version is closed once its calls have drained. A call that picked the
-// old version just before the swap and reached it after it closed is
-// retried on the new one, so a tool present in both versions never fails
-// because of a reload. A deleted file's tools disappear.
+// reason.
+//
+// A file read while still being written (a cp that paused for longer than
+// the watcher's settle time) fails to load and is logged; its writer's next
+// write is reported again and loads the whole file, so no retry loop is
+// needed. To avoid even that log line, deploy by writing under a name that
+// is not a plugin file (".x.wasm.tmp") and renaming it into place.
+//
+// The swap is atomic: calls already running finish on the old version,
+// later calls go to the new one, and the old version is closed once its
+// calls have drained. A call that picked the old version just before the
+// swap and reached it after it closed is retried on the new one, so a tool
+// present in both versions never fails because of a reload. A deleted
+// file's tools disappear.
 //
 // Subscribers receive one Change per effective change of the tool set, in
 // order. A reload that leaves every tool definition byte-identical (after

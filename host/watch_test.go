@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,6 +66,8 @@ func TestWatchLifecycle(t *testing.T) {
 	}
 
 	// The same bytes again (a new mtime and inode): no reload, no Change.
+	// The load of v2 is logged after the swap; wait for it before forgetting.
+	l.wait(t, "plugin loaded", path, sha256Hex(v2))
 	l.reset()
 	place(t, dir, "a.wasm", v2)
 	l.wait(t, "plugin unchanged; not reloaded", path)
@@ -192,4 +196,9 @@ func TestWatchCatchesUpWithChangesAfterLoadDir(t *testing.T) {
 	if got := summary(ch.next(t)); got != "+b -a" {
 		t.Fatalf("Change %q, want +b -a", got)
 	}
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

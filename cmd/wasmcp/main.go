@@ -3,6 +3,7 @@
 //	wasmcp serve --dir DIR        serve the tools of DIR/*.wasm over stdio
 //	wasmcp inspect FILE.wasm      tell what a module defines and whether it loads
 //	wasmcp call FILE.wasm TOOL J  run one tool locally and print its result
+//	wasmcp new --lang L NAME      create a tool project
 //	wasmcp version                print versions
 //
 // Run "wasmcp help" for the details.
@@ -28,6 +29,7 @@ Commands:
 	serve    serve the tools of every *.wasm in a directory over stdio (MCP)
 	inspect  show what a module defines and whether it would load
 	call     run one tool of a module locally and print its result
+	new      create a tool project in Go, C, Rust or AssemblyScript
 	version  print the versions of wasmcp, its ABI and its dependencies
 	help     print this text, or "wasmcp help <command>" for one command
 
@@ -48,7 +50,7 @@ type command struct {
 	setup func(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 }
 
-var commands = []command{serveCmd, inspectCmd, callCmd, versionCmd}
+var commands = []command{serveCmd, inspectCmd, callCmd, newCmd, versionCmd}
 
 // usageError is an error in how a command was invoked: the command's usage
 // text is printed after it, and the exit status is 2.
@@ -94,6 +96,7 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 			return 2
 		}
 		fs := c.flagSet(stdout)
+		c.setup(fs) // declares the flags, so that the usage lists them
 		fs.Usage()
 		return 0
 	}

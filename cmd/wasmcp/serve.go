@@ -4,45 +4,92 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/httpserve"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
 )
 
 var serveCmd = command{
 	name:    "serve",
-	summary: "--dir DIR [flags]",
-	doc: `Serve the tools of every *.wasm module in DIR to one MCP client over stdio:
-JSON-RPC on stdin and stdout, logs on stderr. Modules that fail to load are
-logged and skipped. Unless -no-watch is given, modules added, changed or
-removed in DIR are loaded or unloaded while serving, and the client is told
+	summary: "--dir DIR [--http ADDR] [flags]",
+	doc: `Serve the tools of every *.wasm module in DIR over MCP. Modules that fail to
+load are logged and skipped. Unless -no-watch is given, modules added, changed
+or removed in DIR are loaded or unloaded while serving, and clients are told
 with notifications/tools/list_changed.
 
-The server stops when the client closes stdin, or on SIGINT or SIGTERM:
-calls still running are cancelled (their guests stopped), then every module
-is closed. The exit status is 0 for such a stop.`,
+Without -http, one client is served over stdio: JSON-RPC on stdin and stdout,
+logs on stderr. The server stops when the client closes stdin.
+
+With -http ADDR, clients connect to http://ADDR/mcp (Streamable HTTP). Both
+protocol eras are served: 2025-11-25 and earlier clients (the initialize
+handshake) get a session, with list_changed and log lines on its event
+stream; 2026-07-28 clients are served statelessly and get list_changed on
+their subscriptions/listen stream. A missing host in ADDR is 127.0.0.1. A
+non-loopback address needs a bearer token (-token-file or -token-env; never
+a flag value, which ps would show) unless -insecure-no-auth says that
+something in front of wasmcp authenticates clients. Browser requests from
+other origins are refused unless allowed with -allow-origin, and a request to
+a loopback address under another Host name (DNS rebinding) gets 403.
+
+-stateless, for running replicas behind a load balancer with no session
+affinity: 2025-era clients are then served without sessions too, so that any
+replica can answer any request. The cost falls on those clients: they get no
+notifications/tools/list_changed (their tool list goes stale after a reload
+until they list again), no server-to-client requests (sampling, elicitation,
+roots), and log lines and progress only while a call's response is open;
+logging/setLevel does not persist. -rate cannot tell them apart: all calls
+without a session share one bucket. 2026-07-28 clients lose nothing, but a
+subscriptions/listen stream hears only of reloads on the replica it reached,
+so every replica must serve the same modules.
+
+Calls are admitted by rate limits (-rate per session, -tool-rate per tool)
+and a cap on the calls running in each plugin (-concurrency, with -queue
+waiting up to -queue-timeout). A refused call is a tool error (isError) that
+says which limit refused it and when to retry. Each call leaves one audit
+line at level info ("tool call": session, tool, plugin, sha256, duration_ms,
+outcome, bytes_in, bytes_out; the arguments too with -log-args). outcome is
+ok, tool_error, timeout, memory, canceled, rate_limited, busy or
+protocol_error.
+
+The server stops on SIGINT or SIGTERM: over HTTP it stops accepting
+connections, ends event streams, and lets calls in flight finish for 10s;
+then calls still running are cancelled (their guests stopped) and every
+module is closed. The exit status is 0 for such a stop.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
 		var (
-			dir     string
-			noWatch bool
-			limits  limitFlags
-			logs    logFlags
+			dir       string
+			noWatch   bool
+			limits    limitFlags
+			logs      logFlags
+			httpf     httpFlags
+			admission admissionFlags
 		)
 		fs.StringVar(&dir, "dir", "", "`directory` of *.wasm modules to serve (required)")
 		fs.BoolVar(&noWatch, "no-watch", false, "do not reload modules when DIR changes")
 		limits.register(fs)
 		logs.register(fs, "info")
+		httpf.register(fs)
+		admission.register(fs)
 		return func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return usageErrorf("unexpected argument %q", args[0])
 			}
 			if dir == "" {
 				return usageErrorf("-dir is required")
+			}
+			set := map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+			if err := httpf.check(set); err != nil {
+				return usageError{err.Error()}
 			}
 			logger, err := logs.logger(stderr)
 			if err != nil {
@@ -52,21 +99,95 @@ is closed. The exit status is 0 for such a stop.`,
 			if err != nil {
 				return usageError{err.Error()}
 			}
-			return serve(ctx, cfg, logger, dir, !noWatch, int(limits.maxInput))
+			policy, err := admission.config(httpf.addr != "")
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			s := &server{
+				cfg:    cfg,
+				logger: logger,
+				dir:    dir,
+				watch:  !noWatch,
+				adapter: mcpadapter.Options{
+					Version:  version(),
+					Logger:   logger.With("component", "mcp"),
+					MaxInput: int(limits.maxInput),
+					Limits:   policy,
+					Audit:    logger.With("component", "audit"),
+					LogArgs:  admission.logArgs,
+				},
+			}
+			if httpf.addr != "" {
+				if s.http, err = newHTTPListener(&httpf, logger); err != nil {
+					return err
+				}
+			}
+			return s.run(ctx)
 		}
 	},
 }
 
-// shutdownGrace bounds how long serve waits for the host to close its
-// modules once it is told to stop. Calls in flight were cancelled with the
-// session, so their guests stop at once; this is a safety net, not a wait.
+// shutdownGrace bounds how long serve lets HTTP requests in flight finish,
+// and then how long it waits for the host to close its modules, once it is
+// told to stop.
 const shutdownGrace = 10 * time.Second
 
-func serve(ctx context.Context, cfg host.Config, logger *slog.Logger, dir string, watch bool, maxInput int) error {
+// server is one run of the serve command.
+type server struct {
+	cfg     host.Config
+	logger  *slog.Logger
+	dir     string
+	watch   bool
+	adapter mcpadapter.Options
+	http    *httpListener // nil: stdio
+}
+
+// httpListener is the HTTP side of a server, bound before the modules load
+// so that a taken port fails at once.
+type httpListener struct {
+	ln      net.Listener
+	token   string // "" without authentication
+	origins []string
+	opts    mcpadapter.HTTPOptions
+}
+
+// newHTTPListener completes the address, applies the rule against serving
+// other machines without authentication, reads the token and binds.
+func newHTTPListener(f *httpFlags, logger *slog.Logger) (*httpListener, error) {
+	addr, err := httpserve.ListenAddress(f.addr)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	token, err := f.token(logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := httpserve.CheckExposure(addr, token != "", f.insecureNoAuth); err != nil {
+		return nil, err
+	}
+	if token == "" && !httpserve.IsLoopback(hostOf(addr)) {
+		logger.Warn("serving a non-loopback address without authentication (-insecure-no-auth)", "addr", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &httpListener{ln: ln, token: token, origins: f.allowOrigins, opts: f.options()}, nil
+}
+
+func hostOf(addr string) string {
+	h, _, _ := net.SplitHostPort(addr)
+	return h
+}
+
+func (s *server) run(ctx context.Context) error {
+	if s.http != nil {
+		defer s.http.ln.Close()
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	h, err := host.New(ctx, cfg)
+	h, err := host.New(ctx, s.cfg)
 	if err != nil {
 		return err
 	}
@@ -75,27 +196,23 @@ func serve(ctx context.Context, cfg host.Config, logger *slog.Logger, dir string
 		cctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
 		if err := h.Close(cctx); err != nil {
-			logger.Error("close", "error", err)
+			s.logger.Error("close", "error", err)
 		}
 	}()
 	if err := h.LoadDir(ctx); err != nil {
 		return err
 	}
 
-	adapter := mcpadapter.New(h, mcpadapter.Options{
-		Version:  version(),
-		Logger:   logger.With("component", "mcp"),
-		MaxInput: maxInput,
-	})
+	adapter := mcpadapter.New(h, s.adapter)
 	defer adapter.Close()
 
-	if watch {
+	if s.watch {
 		watchCtx, stopWatch := context.WithCancel(ctx)
 		watchDone := make(chan struct{})
 		go func() {
 			defer close(watchDone)
 			if err := h.Watch(watchCtx); err != nil && !errors.Is(err, context.Canceled) {
-				logger.Error("hot reload stopped", "dir", dir, "error", err)
+				s.logger.Error("hot reload stopped", "dir", s.dir, "error", err)
 			}
 		}()
 		defer func() {
@@ -104,14 +221,43 @@ func serve(ctx context.Context, cfg host.Config, logger *slog.Logger, dir string
 		}()
 	}
 
-	logger.Info("serving over stdio", "dir", dir, "tools", len(h.Tools()), "watch", watch)
+	if s.http != nil {
+		return s.serveHTTP(ctx, adapter, len(h.Tools()))
+	}
+	s.logger.Info("serving over stdio", "dir", s.dir, "tools", len(h.Tools()), "watch", s.watch)
 	if err := adapter.Serve(ctx, os.Stdin, os.Stdout); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
-		logger.Info("stopping on signal")
+		s.logger.Info("stopping on signal")
 	} else {
-		logger.Info("client closed the connection, stopping")
+		s.logger.Info("client closed the connection, stopping")
 	}
+	return nil
+}
+
+// endpoint is the path of the MCP endpoint.
+const endpoint = "/mcp"
+
+// serveHTTP serves the adapter at /mcp behind the Origin check and, with a
+// token, authentication, until ctx is done.
+func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter, tools int) error {
+	l := s.http
+	log := s.logger.With("component", "http")
+	var h http.Handler = adapter.HTTPHandler(l.opts)
+	if l.token != "" {
+		h = httpserve.RequireToken(h, l.token, log)
+	}
+	h = httpserve.CheckOrigin(h, l.origins, log)
+	mux := http.NewServeMux()
+	mux.Handle(endpoint, h)
+
+	url := fmt.Sprintf("http://%s%s", l.ln.Addr(), endpoint)
+	s.logger.Info("serving over HTTP", "url", url, "dir", s.dir, "tools", tools, "watch", s.watch,
+		"stateless", l.opts.Stateless, "auth", l.token != "")
+	if err := httpserve.Serve(ctx, l.ln, mux, httpserve.Options{Logger: log, Grace: shutdownGrace}); err != nil {
+		return err
+	}
+	s.logger.Info("stopping on signal")
 	return nil
 }

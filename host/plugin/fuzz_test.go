@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -199,8 +200,11 @@ func checkComplete(t *testing.T, doc []byte, res *abi.Result) []byte {
 			t.Fatalf("%q: content[%d]: %v", doc, i, err)
 		}
 	}
+	// Numbers beyond float64, such as 1e700, are valid JSON: UseNumber.
 	var structured map[string]any
-	if err := json.Unmarshal(res.StructuredContent, &structured); err != nil || structured == nil {
+	dec := json.NewDecoder(bytes.NewReader(res.StructuredContent))
+	dec.UseNumber()
+	if err := dec.Decode(&structured); err != nil || structured == nil || !json.Valid(res.StructuredContent) {
 		t.Fatalf("%q: structuredContent %q is not a JSON object", doc, res.StructuredContent)
 	}
 	out, err := json.Marshal(res)
@@ -289,7 +293,9 @@ var lowercase = regexp.MustCompile(`^[a-z]+$`)
 
 // validArgs reports whether args are accepted by Call with argsMaxInput
 // and the inputSchema of testdata/args.wat, whose rules it spells out by
-// hand. Absent arguments are {}, which lacks the required "name".
+// hand. Absent arguments are {}, which lacks the required "name". Numbers
+// with an exponent beyond ±400 are refused whatever the schema (package
+// schema).
 func validArgs(args []byte) bool {
 	if len(args) > argsMaxInput || !utf8.Valid(args) || !json.Valid(args) {
 		return false
@@ -297,7 +303,7 @@ func validArgs(args []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
 	var v any
-	if dec.Decode(&v) != nil {
+	if dec.Decode(&v) != nil || hugeExponent(v) {
 		return false
 	}
 	obj, ok := v.(map[string]any)
@@ -337,6 +343,26 @@ func validArgs(args []byte) bool {
 		}
 	}
 	return true
+}
+
+// hugeExponent reports whether v, decoded with UseNumber, holds a number
+// whose exponent is beyond ±400.
+func hugeExponent(v any) bool {
+	switch v := v.(type) {
+	case json.Number:
+		_, exp, found := strings.Cut(strings.ToLower(v.String()), "e")
+		n, err := strconv.Atoi(exp)
+		return found && (err != nil || n < -400 || n > 400)
+	case []any:
+		return slices.ContainsFunc(v, hugeExponent)
+	case map[string]any:
+		for _, e := range v {
+			if hugeExponent(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rat is the exact value of a JSON number decoded with UseNumber.

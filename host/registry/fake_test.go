@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -62,17 +63,29 @@ func (f *fake) Call(ctx context.Context, tool string, args json.RawMessage, log 
 
 func (f *fake) answer(tool string) string { return fmt.Sprintf("%s/%d:%s", f.name, f.version, tool) }
 
+// Close waits for calls in flight, or for ctx, like plugin.Plugin.Close.
 func (f *fake) Close(ctx context.Context) error {
 	f.mu.Lock()
 	first := !f.closed
 	f.closed = true
 	f.mu.Unlock()
-	f.inflight.Wait()
+	drained := make(chan struct{})
+	go func() { f.inflight.Wait(); close(drained) }()
+	var err error
+	select {
+	case <-drained:
+	default:
+		select {
+		case <-drained:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
 	if first {
 		f.closes.Add(1)
 		close(f.closedCh)
 	}
-	return nil
+	return err
 }
 
 // tool returns a definition with an object input schema.
@@ -111,7 +124,7 @@ func (m *memStore) Save(c map[string]string) error {
 
 func newRegistry(t *testing.T, store ClaimStore) *Registry[*fake] {
 	t.Helper()
-	r := New[*fake](Options{Claims: store})
+	r := New[*fake](Options{Claims: store, Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(func() { r.Close(context.Background()) })
 	return r
 }

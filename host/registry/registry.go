@@ -73,7 +73,10 @@ type Registry[P Plugin] struct {
 	mu     sync.Mutex        // serialises writers
 	claims map[string]string // tool name -> plugin name; guarded by mu
 	closed bool              // guarded by mu
-	drains sync.WaitGroup    // background Close of replaced plugins
+
+	drains       sync.WaitGroup  // background Close of replaced plugins
+	drainCtx     context.Context // their context; cancelled if Close runs out of time
+	cancelDrains context.CancelFunc
 }
 
 // New returns an empty registry. Claims are read from opts.Claims now; a
@@ -84,6 +87,7 @@ func New[P Plugin](opts Options) *Registry[P] {
 		log = slog.Default()
 	}
 	r := &Registry[P]{log: log, store: opts.Claims, claims: map[string]string{}}
+	r.drainCtx, r.cancelDrains = context.WithCancel(context.Background())
 	if r.store != nil {
 		claims, err := r.store.Load()
 		if err != nil {
@@ -116,8 +120,11 @@ func (r *Registry[P]) Update(put []P, remove []string) (Change[P], error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
+		// Never served, so no call can be in flight: closing is quick.
 		for _, p := range put {
-			r.closeInBackground(p)
+			if err := p.Close(context.Background()); err != nil {
+				r.log.Warn("closing plugin loaded after close", "file", p.Path(), "err", err)
+			}
 		}
 		return Change[P]{}, ErrClosed
 	}
@@ -162,13 +169,13 @@ func (r *Registry[P]) Update(put []P, remove []string) (Change[P], error) {
 	return change, nil
 }
 
-// closeInBackground drains and closes p without holding up the caller. Close
-// waits for these in Close, so no plugin outlives the registry.
+// closeInBackground drains and closes p without holding up the caller.
+// Close waits for these, so no plugin outlives the registry.
 func (r *Registry[P]) closeInBackground(p P) {
 	r.drains.Add(1)
 	go func() {
 		defer r.drains.Done()
-		if err := p.Close(context.Background()); err != nil {
+		if err := p.Close(r.drainCtx); err != nil {
 			r.log.Warn("closing replaced plugin", "file", p.Path(), "err", err)
 		}
 	}()
@@ -210,11 +217,14 @@ func (r *Registry[P]) Subscribe(fn func(Change[P])) (cancel func()) {
 	return r.notify.subscribe(fn)
 }
 
-// Close empties the registry, closes every plugin (waiting for their
-// in-flight calls, bounded by ctx) and waits for plugins being closed in
-// the background after earlier swaps. Queued changes not yet delivered are
+// Close empties the registry, closes every plugin and waits for plugins
+// being closed in the background after earlier swaps. Waiting for in-flight
+// calls is bounded by ctx: when it is done, the plugins are closed anyway
+// and their remaining calls fail. Queued changes not yet delivered are
 // dropped. Close is idempotent.
 func (r *Registry[P]) Close(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, r.cancelDrains)
+	defer stop()
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -244,6 +254,7 @@ func (r *Registry[P]) Close(ctx context.Context) error {
 	}
 	wg.Wait()
 	r.drains.Wait()
+	r.cancelDrains()
 	r.notify.close()
 	return errors.Join(errs...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -158,7 +159,7 @@ func TestCollisionAtStartDecidedByNameOrder(t *testing.T) {
 
 func TestClaimsMakeRestartStable(t *testing.T) {
 	store := &memStore{}
-	r1 := New[*fake](Options{Claims: store})
+	r1 := New[*fake](Options{Claims: store, Logger: slog.New(slog.DiscardHandler)})
 	mustUpdate(t, r1, []*fake{newFake("zz", 1, tool("x", ""))})
 	mustUpdate(t, r1, []*fake{newFake("aa", 1, tool("x", ""), tool("y", ""))})
 	if got := served(r1); got["x"] != "zz" || got["y"] != "aa" {
@@ -336,7 +337,7 @@ func TestSubscribeOrderAndCancel(t *testing.T) {
 }
 
 func TestCloseClosesEverything(t *testing.T) {
-	r := New[*fake](Options{})
+	r := New[*fake](Options{Logger: slog.New(slog.DiscardHandler)})
 	a, b := newFake("a", 1, tool("x", "")), newFake("b", 1, tool("y", ""))
 	mustUpdate(t, r, []*fake{a, b})
 	old := newFake("c", 1, tool("z", ""))
@@ -405,5 +406,26 @@ func TestCallsDuringSwapsNeverFail(t *testing.T) {
 		if v.closes.Load() != 1 {
 			t.Fatalf("version %d closed %d times", v.version, v.closes.Load())
 		}
+	}
+}
+
+func TestCloseBoundedByContext(t *testing.T) {
+	r := New[*fake](Options{Logger: slog.New(slog.DiscardHandler)})
+	entered, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	stuck := newFake("a", 1, tool("x", ""))
+	stuck.duringCall = func() { close(entered); <-release }
+	mustUpdate(t, r, []*fake{stuck})
+	go r.Call(context.Background(), "x", nil, nil)
+	<-entered
+	// Replaced while its call runs: closed in the background, which waits.
+	mustUpdate(t, r, []*fake{newFake("a", 2, tool("x", ""))})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := r.Close(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("Close: %v", err)
+	}
+	if stuck.closes.Load() != 1 {
+		t.Fatal("the replaced plugin was not closed")
 	}
 }

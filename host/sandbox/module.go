@@ -36,8 +36,10 @@ type Module struct {
 // Compile creates the module's own runtime with WASI preview 1 and the
 // "wasmcp" host module, compiles wasm, checks its imports and exports against
 // ABI.md, instantiates a first instance (running _initialize) and checks that
-// wasmcp_abi_version returns abi.Version. name identifies the module in
-// errors and logs.
+// wasmcp_abi_version returns abi.Version. A binary whose counts promise more
+// than its bytes hold, or whose tables start with more than 10 million
+// elements, is refused before wazero decodes it. name identifies the module
+// in errors and logs.
 func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Module, error) {
 	opts = opts.withDefaults()
 	cfg := wazero.NewRuntimeConfig().
@@ -73,9 +75,10 @@ func (m *Module) compile(ctx context.Context, wasm []byte) error {
 	}
 
 	// wazero allocates by the counts in the binary before it reads what
-	// they count: a dozen bytes could exhaust the host's memory.
+	// they count, and a table's initial size when it instantiates: a dozen
+	// bytes could exhaust the host's memory.
 	if err := bounds.Check(wasm); err != nil {
-		return fmt.Errorf("malformed module: %w", err)
+		return fmt.Errorf("invalid or oversized module: %w", err)
 	}
 	if m.compiled, err = m.rt.CompileModule(ctx, wasm); err != nil {
 		return err

@@ -24,6 +24,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/limits"
 )
 
 // Host is the part of *host.Host the adapter uses. It is an interface so that
@@ -46,6 +47,16 @@ type Options struct {
 	// argument document gets the host's readable tool error rather than a
 	// dropped connection.
 	MaxInput int
+	// Limits is the admission policy of tool calls: rate limits per session
+	// and per tool, and a concurrency cap per plugin. A refused call is a
+	// tool error that says which limit refused it. The zero value admits
+	// every call.
+	Limits limits.Config
+	// Audit, if set, receives one line per tools/call (see audit.go).
+	Audit *slog.Logger
+	// LogArgs adds each call's arguments to its audit line. They may hold
+	// secrets or personal data, hence off by default.
+	LogArgs bool
 }
 
 // An Adapter mirrors one Host onto one mcp.Server.
@@ -55,6 +66,10 @@ type Adapter struct {
 	logger   *slog.Logger
 	maxInput int
 	cancel   func()
+	policy   *limits.Policy
+	clock    limits.Clock
+	audit    *slog.Logger // nil: no audit lines
+	logArgs  bool
 
 	mu sync.Mutex
 	// tools maps each registered tool name to its definition as last given to
@@ -65,6 +80,7 @@ type Adapter struct {
 
 type registered struct {
 	plugin string
+	sha256 string
 	def    []byte // JSON of the abi.Tool
 }
 
@@ -75,7 +91,20 @@ func New(h Host, opts Options) *Adapter {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &Adapter{host: h, logger: logger, maxInput: opts.MaxInput, tools: map[string]registered{}}
+	clock := opts.Limits.Clock
+	if clock == nil {
+		clock = limits.SystemClock{}
+	}
+	a := &Adapter{
+		host:     h,
+		logger:   logger,
+		maxInput: opts.MaxInput,
+		policy:   limits.New(opts.Limits),
+		clock:    clock,
+		audit:    opts.Audit,
+		logArgs:  opts.LogArgs,
+		tools:    map[string]registered{},
+	}
 	a.server = mcp.NewServer(&mcp.Implementation{Name: "wasmcp", Version: opts.Version}, &mcp.ServerOptions{
 		Logger: slog.New(sdkHandler{logger.Handler()}),
 		// Set explicitly: the SDK infers "tools" only when a tool exists at
@@ -162,14 +191,14 @@ func (a *Adapter) apply(upserts []host.Tool, removed []string) (added, gone int)
 		if old, ok := a.tools[t.Name]; ok && bytes.Equal(old.def, def) {
 			// Clients would see nothing new; only the serving module
 			// (named in forwarded log lines) may have changed.
-			a.tools[t.Name] = registered{plugin: t.Plugin, def: def}
+			a.tools[t.Name] = registered{plugin: t.Plugin, sha256: t.SHA256, def: def}
 			continue
 		}
 		if err := a.addTool(t.Tool); err != nil {
 			a.logger.Error("tool not served", "tool", t.Name, "plugin", t.Plugin, "error", err)
 			continue
 		}
-		a.tools[t.Name] = registered{plugin: t.Plugin, def: def}
+		a.tools[t.Name] = registered{plugin: t.Plugin, sha256: t.SHA256, def: def}
 		added++
 	}
 	return added, len(names)
@@ -188,14 +217,47 @@ func (a *Adapter) addTool(t abi.Tool) (err error) {
 	return nil
 }
 
-// handle serves tools/call for every tool: the arguments go to the host as
-// the client sent them, and the host's result comes back translated.
-func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// handle serves tools/call for every tool: the call is admitted by the
+// policy, the arguments go to the host as the client sent them, and the
+// host's result comes back translated. Every call leaves an audit line.
+func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.CallToolResult, err error) {
 	name := req.Params.Name
-	res, err := a.host.Call(ctx, host.CallRequest{
+	a.mu.Lock()
+	reg := a.tools[name]
+	a.mu.Unlock()
+	rec := callRecord{
+		session: sessionID(req.Session),
+		tool:    name,
+		plugin:  reg.plugin,
+		sha256:  reg.sha256,
+		args:    req.Params.Arguments,
+		start:   a.clock.Now(),
+	}
+	var res *abi.Result
+	defer func() { a.record(ctx, &rec, res, err) }()
+
+	release, err := a.policy.Admit(ctx, rec.session, name, reg.plugin)
+	if err != nil {
+		var rateErr *limits.RateError
+		var busyErr *limits.BusyError
+		switch {
+		case errors.As(err, &rateErr):
+			rec.outcome = outcomeRateLimited
+		case errors.As(err, &busyErr):
+			rec.outcome = outcomeBusy
+		default: // the client went away while the call waited for a turn
+			rec.outcome = outcomeCanceled
+			return nil, err
+		}
+		res = refusal(err.Error())
+		return toCallToolResult(res), nil
+	}
+	defer release()
+
+	res, err = a.host.Call(ctx, host.CallRequest{
 		Tool:      name,
 		Arguments: req.Params.Arguments,
-		Log:       a.clientLog(ctx, req.Session, name),
+		Log:       a.clientLog(ctx, req.Session, name, reg.plugin),
 	})
 	if errors.Is(err, host.ErrUnknownTool) {
 		// The tool went away between the SDK's lookup and the host call (a
@@ -208,17 +270,29 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	return toCallToolResult(res), nil
 }
 
+// refusal is the tool error of a call that was not run.
+func refusal(msg string) *abi.Result {
+	return &abi.Result{Content: []abi.Content{abi.Text(msg)}, StructuredContent: emptyObject, IsError: true}
+}
+
+// sessionID is the MCP session of a request: the Mcp-Session-Id of a
+// stateful HTTP session, or "" for stdio (one client) and for requests
+// without a session (stateless HTTP, the 2026-07-28 protocol).
+func sessionID(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	return ss.ID()
+}
+
 // clientLog forwards a call's guest log lines to the client as
 // notifications/message. The session drops lines below the level the client
 // chose with logging/setLevel, and all of them until it chose one. The host
 // logs every line to the server's logger as well.
-func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, tool string) func(abi.LogLevel, string) {
+func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, tool, plugin string) func(abi.LogLevel, string) {
 	if ss == nil {
 		return nil
 	}
-	a.mu.Lock()
-	plugin := a.tools[tool].plugin
-	a.mu.Unlock()
 	return func(level abi.LogLevel, msg string) {
 		err := ss.Log(ctx, &mcp.LoggingMessageParams{
 			Level:  mcp.LoggingLevel(level.String()),

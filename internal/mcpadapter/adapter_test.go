@@ -93,23 +93,31 @@ func connect(t *testing.T, a *Adapter, protocolVersion string) *client {
 	served := make(chan error, 1)
 	sctx, stop := context.WithCancel(ctx)
 	go func() { served <- a.serve(sctx, st) }()
-	c := &client{listChanged: make(chan struct{}, 100), logs: make(chan *mcp.LoggingMessageParams, 100)}
-	mc := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.listChanged <- struct{}{} },
-		LoggingMessageHandler:  func(_ context.Context, r *mcp.LoggingMessageRequest) { c.logs <- r.Params },
-	})
-	cs, err := mc.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.ClientSession = cs
+	c := dial(t, ct, protocolVersion)
 	t.Cleanup(func() {
-		cs.Close()
+		c.Close()
 		stop()
 		if err := <-served; err != nil {
 			t.Errorf("serve: %v", err)
 		}
 	})
+	return c
+}
+
+// dial connects a go-sdk client over ct with protocolVersion ("" for the
+// SDK's latest). The caller closes it.
+func dial(t *testing.T, ct mcp.Transport, protocolVersion string) *client {
+	t.Helper()
+	c := &client{listChanged: make(chan struct{}, 100), logs: make(chan *mcp.LoggingMessageParams, 100)}
+	mc := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.listChanged <- struct{}{} },
+		LoggingMessageHandler:  func(_ context.Context, r *mcp.LoggingMessageRequest) { c.logs <- r.Params },
+	})
+	cs, err := mc.Connect(testContext(t), ct, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ClientSession = cs
 	return c
 }
 

@@ -5,7 +5,7 @@
 //	package main
 //
 //	import (
-//	//		"fmt"
+//		"fmt"
 //
 //		wasmcp "github.com/wasmcp/wasmcp/sdk-guest/go"
 //	)

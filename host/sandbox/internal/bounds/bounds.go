@@ -1,5 +1,6 @@
 // Package bounds checks, before wazero decodes a module, that every count
-// and length in the module's binary fits in the bytes that follow it.
+// and length in the module's binary fits in the bytes that follow it, and
+// that the module's tables start small.
 //
 // wazero's decoder (v1.12) allocates what a count or a length says before it
 // reads the elements: a vector of 2^32 exports, a name of 4 GiB, 2^32 locals.
@@ -7,7 +8,9 @@
 // and the Go runtime ends the whole process when an allocation fails. Check
 // walks the binary in the order wazero decodes it and refuses such a module
 // before any of that happens, so that what wazero allocates while decoding
-// stays within a small multiple of the module's size.
+// stays within a small multiple of the module's size. Tables are allocated
+// when a module is instantiated, 8 bytes an element, and five bytes ask for
+// 2^27 elements: Check also bounds their initial sizes.
 //
 // Check follows the binary format of the features wazero enables by default
 // (WebAssembly 2.0: bulk memory, multi-value, reference types, SIMD, ...).
@@ -21,12 +24,16 @@ import (
 	"fmt"
 )
 
-// Limits on locals, those of the WebAssembly JavaScript API (the limits
-// browsers enforce): a function's locals cost the decoder 8 bytes each and
-// the compiler more, though two bytes declare 2^32 of them.
+// Limits of the WebAssembly JavaScript API, which browsers enforce, so that
+// no module that runs in a browser is refused for them.
 const (
-	// MaxFunctionLocals is the most locals one function may declare.
+	// MaxFunctionLocals is the most locals one function may declare. Locals
+	// cost wazero's decoder 8 bytes each and its compiler more, while two
+	// bytes of a module declare 2^32 of them.
 	MaxFunctionLocals = 50000
+	// MaxTableElements is the most elements the tables of a module may have
+	// when it is instantiated, all tables together (80 MB).
+	MaxTableElements = 10_000_000
 )
 
 // Section ids of the binary format.
@@ -56,14 +63,18 @@ const header = "\x00asm\x01\x00\x00\x00"
 // Check returns an error if a count or length in wasm exceeds the bytes
 // that could hold what it counts, if a function declares more than
 // MaxFunctionLocals locals, if the module declares in all more locals than
-// it has bytes plus MaxFunctionLocals, or if a part of the binary cannot be
-// read. A module that does not start like a WebAssembly binary is left to
+// it has bytes plus MaxFunctionLocals, if its tables start with more than
+// MaxTableElements elements, or if a part of the binary cannot be read. A module that does not start like a WebAssembly binary is left to
 // wazero to refuse.
 func Check(wasm []byte) error {
 	if len(wasm) < len(header) || string(wasm[:len(header)]) != header {
 		return nil // wazero refuses it before allocating anything
 	}
-	c := checker{r: reader{b: wasm, pos: len(header), end: len(wasm)}, localBudget: uint64(len(wasm)) + MaxFunctionLocals}
+	c := checker{
+		r:           reader{b: wasm, pos: len(header), end: len(wasm)},
+		localBudget: uint64(len(wasm)) + MaxFunctionLocals,
+		tableBudget: MaxTableElements,
+	}
 	for c.r.pos < c.r.end {
 		start := c.r.pos
 		id, err := c.r.byte()
@@ -100,6 +111,9 @@ type checker struct {
 	// that a small module may have a function with many. Compilers use a
 	// few percent of that.
 	localBudget uint64
+	// tableBudget is how many more elements the module's tables may start
+	// with.
+	tableBudget uint64
 }
 
 // section checks the body of one section. Sections whose elements wazero
@@ -122,12 +136,14 @@ func (c *checker) section(id byte, r *reader) error {
 		return vector(r, 3, c.codeEntry)
 	case sectionData:
 		return vector(r, 2, dataSegment)
-	case sectionFunction, sectionTable, sectionGlobal, sectionTag:
+	case sectionTable:
+		return vector(r, 3, c.tableEntry)
+	case sectionFunction, sectionGlobal, sectionTag:
 		_, err := r.count(1)
 		return err
 	}
-	// Memory (one limits), start and data count (one index): nothing to
-	// allocate. An unknown id: wazero refuses it.
+	// Memory (one limits, checked by the sandbox), start and data count
+	// (one index): nothing to allocate. An unknown id: wazero refuses it.
 	return nil
 }
 
@@ -219,10 +235,10 @@ func importEntry(r *reader) error {
 	switch kind {
 	case 0: // function: type index
 		_, err = r.u32()
-	case 1:
-		err = tableType(r)
+	case 1: // imported tables are not offered: instantiation fails
+		_, err = tableType(r)
 	case 2:
-		err = limits(r)
+		_, err = limits(r)
 	case 3:
 		if err = valueType(r); err == nil {
 			_, err = r.byte() // mutability
@@ -324,9 +340,23 @@ func (c *checker) codeEntry(r *reader) error {
 		}
 	}
 	if locals > c.localBudget {
-		return fmt.Errorf("the module declares more locals than it has bytes (%d) plus %d", len(c.r.b), MaxFunctionLocals)
+		return fmt.Errorf("the module declares more than %d locals in all (its size plus %d)",
+			len(c.r.b)+MaxFunctionLocals, MaxFunctionLocals)
 	}
 	c.localBudget -= locals
+	return nil
+}
+
+// tableEntry is a table type, whose initial size it bounds.
+func (c *checker) tableEntry(r *reader) error {
+	min, err := tableType(r)
+	if err != nil {
+		return err
+	}
+	if uint64(min) > c.tableBudget {
+		return fmt.Errorf("tables of more than %d elements in all", MaxTableElements)
+	}
+	c.tableBudget -= uint64(min)
 	return nil
 }
 

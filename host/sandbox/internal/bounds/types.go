@@ -39,11 +39,12 @@ func funcType(r *reader, b byte) error {
 	return nil
 }
 
-// tableType is a table type, with wazero's optional initializer prefix.
-func tableType(r *reader) error {
+// tableType is a table type, with wazero's optional initializer prefix. It
+// returns the table's initial size.
+func tableType(r *reader) (uint32, error) {
 	b, err := r.byte()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	init := b == 0x40
 	if init {
@@ -54,34 +55,34 @@ func tableType(r *reader) error {
 			b, err = r.byte()
 		}
 	}
+	var min uint32
 	if err == nil {
 		err = refTypeAfter(r, b)
 	}
 	if err == nil {
-		err = limits(r)
+		min, err = limits(r)
 	}
 	if err == nil && init {
 		err = constExpr(r)
 	}
-	return err
+	return min, err
 }
 
-// limits is a flag, a minimum and, for flags 1 and 3, a maximum.
-func limits(r *reader) error {
+// limits is a flag, a minimum and, for flags 1 and 3, a maximum. It returns
+// the minimum.
+func limits(r *reader) (uint32, error) {
 	flag, err := r.byte()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if flag > 3 {
-		return fmt.Errorf("limits flag %#x", flag)
+		return 0, fmt.Errorf("limits flag %#x", flag)
 	}
-	if _, err := r.u32(); err != nil {
-		return err
-	}
-	if flag&1 == 1 {
+	min, err := r.u32()
+	if err == nil && flag&1 == 1 {
 		_, err = r.u32()
 	}
-	return err
+	return min, err
 }
 
 // valueType is a number, vector or reference type.

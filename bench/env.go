@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// modulePath is the Go module the bench belongs to; the repository root is
+// the directory whose go.mod declares it.
+const modulePath = "github.com/wasmcp/wasmcp"
+
+// env is what every experiment shares: the repository, a work directory,
+// and the binaries and guest modules built once per run.
+type env struct {
+	opts options
+	log  *slog.Logger
+	root string // repository root
+	work string // scratch directory of this run
+	// removeWork is set when work is a temporary directory of this run.
+	removeWork bool
+	// self is this program, re-executed as the servers that are not wasmcp.
+	self string
+
+	built map[string]string // build key -> path, see once
+	// codeCache is a compilation cache directory kept across runs, for
+	// experiments that do not measure compilation: it spares them compiling
+	// the same multi-megabyte Go guests at every run. wazero keys its
+	// entries by content and settings, so nothing stale is ever used.
+	codeCache string
+}
+
+func newEnv(ctx context.Context, opts options, log *slog.Logger) (*env, error) {
+	root, err := findRoot()
+	if err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("locate the bench executable: %w", err)
+	}
+	e := &env{opts: opts, log: log, root: root, self: self, built: map[string]string{}}
+	if opts.work != "" {
+		e.work, err = filepath.Abs(opts.work)
+		if err == nil {
+			err = os.MkdirAll(e.work, 0o755)
+		}
+	} else {
+		e.work, err = os.MkdirTemp("", "wasmcp-bench")
+		e.removeWork = true
+	}
+	if err != nil {
+		return nil, fmt.Errorf("work directory: %w", err)
+	}
+	if opts.profile != "" {
+		if err := os.MkdirAll(opts.profile, 0o755); err != nil {
+			return nil, fmt.Errorf("profile directory: %w", err)
+		}
+	}
+	e.codeCache = filepath.Join(e.work, "code-cache")
+	if dir, err := os.UserCacheDir(); err == nil {
+		e.codeCache = filepath.Join(dir, "wasmcp-bench")
+	}
+	return e, nil
+}
+
+func (e *env) close() {
+	if e.removeWork {
+		_ = os.RemoveAll(e.work)
+	}
+}
+
+// n returns the repetitions an experiment runs: -n, or its default.
+func (e *env) n(def int) int {
+	if e.opts.n > 0 {
+		return e.opts.n
+	}
+	return def
+}
+
+// dir returns a fresh directory of the work directory.
+func (e *env) dir(name string) (string, error) {
+	d := filepath.Join(e.work, name)
+	if err := os.RemoveAll(d); err != nil {
+		return "", err
+	}
+	return d, os.MkdirAll(d, 0o755)
+}
+
+// findRoot walks up from the working directory to the repository root, so
+// that the bench runs from the root (go run ./bench) and from bench/ (go
+// test).
+func findRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(bytes.TrimSpace(mod), []byte("module "+modulePath)) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod of %s above the working directory", modulePath)
+		}
+		dir = parent
+	}
+}
+
+// once builds the artifact key with build the first time it is asked for.
+func (e *env) once(key string, build func() (string, error)) (string, error) {
+	if p, ok := e.built[key]; ok {
+		return p, nil
+	}
+	p, err := build()
+	if err != nil {
+		return "", err
+	}
+	e.built[key] = p
+	return p, nil
+}
+
+// wasmcp builds the wasmcp command from the working tree, so that the bench
+// measures the code as it is rather than a stale bin/wasmcp.
+func (e *env) wasmcp(ctx context.Context) (string, error) {
+	return e.once("wasmcp", func() (string, error) {
+		out := filepath.Join(e.work, "bin", "wasmcp")
+		return out, e.goBuild(ctx, nil, "-o", out, "./cmd/wasmcp")
+	})
+}
+
+// goGuest builds the Go guest in the package directory pkg (relative to the
+// root) as the Makefile does.
+func (e *env) goGuest(ctx context.Context, pkg string) (string, error) {
+	return e.once(pkg, func() (string, error) {
+		out := filepath.Join(e.work, "guests", filepath.Base(pkg)+".wasm")
+		return out, e.goBuild(ctx, []string{"GOOS=wasip1", "GOARCH=wasm"}, "-buildmode=c-shared", "-o", out, "./"+pkg)
+	})
+}
+
+func (e *env) goBuild(ctx context.Context, envv []string, args ...string) error {
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build"}, args...)...)
+	cmd.Dir = e.root
+	cmd.Env = append(os.Environ(), envv...)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", strings.Join(args, " "), err, msg)
+	}
+	e.log.Debug("built", "args", args, "took", time.Since(start))
+	return nil
+}
+
+// cGuest returns a copy of the C example module (echo and the other example
+// tools). It is built by the Makefile (make plugins), which knows the C
+// toolchain; the bench does not repeat that build. The copy keeps a
+// concurrent make from changing it during the run.
+func (e *env) cGuest() (string, error) {
+	return e.once("c-guest", func() (string, error) {
+		candidates := []string{e.opts.cGuest}
+		if d := os.Getenv("WASMCP_EXAMPLES"); d != "" {
+			candidates = append(candidates, filepath.Join(d, "examples-c.wasm"))
+		}
+		candidates = append(candidates,
+			filepath.Join(e.root, "build", "examples", "examples-c.wasm"),
+			filepath.Join(e.root, "build", "plugins", "examples-c.wasm"))
+		for _, c := range candidates {
+			if c == "" {
+				continue
+			}
+			wasm, err := os.ReadFile(c)
+			if err != nil {
+				continue
+			}
+			e.warnIfStale(c, filepath.Join(e.root, "examples", "c"), filepath.Join(e.root, "sdk-guest", "c"))
+			out := filepath.Join(e.work, "guests", "examples-c.wasm")
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return "", err
+			}
+			return out, os.WriteFile(out, wasm, 0o644)
+		}
+		return "", fmt.Errorf("the C example module examples-c.wasm was not found (run `make plugins`, or give -c-guest)")
+	})
+}
+
+// warnIfStale logs when a source file under dirs is newer than the module at
+// path.
+func (e *env) warnIfStale(path string, dirs ...string) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	for _, dir := range dirs {
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if si, err := d.Info(); err == nil && si.ModTime().After(fi.ModTime()) {
+				e.log.Warn("module older than its sources (run make plugins)", "module", path, "source", p)
+				return filepath.SkipAll
+			}
+			return nil
+		})
+	}
+}
+
+// pluginDir makes a fresh directory of the work directory holding copies of
+// the modules at paths.
+func (e *env) pluginDir(name string, paths ...string) (string, error) {
+	dir, err := e.dir(name)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range paths {
+		wasm, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), wasm, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}

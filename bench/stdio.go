@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// echoMessage is the argument of every echo call.
+const echoMessage = "hello from the wasmcp bench"
+
+// stdioRounds is how many slices the calls of each variant are cut into.
+// The variants take turns slice by slice, so that a slow minute of the
+// machine is shared by all of them instead of landing on one.
+const stdioRounds = 10
+
+// A stdioVariant is one server and one client.
+type stdioVariant struct {
+	server, client string
+	proc           *proc
+	call           func(context.Context) error
+	closeClient    func()
+	raw            *rawClient // the raw client, to compare answers
+
+	lat                 []time.Duration
+	clientMallocs       uint64
+	clientBytes         uint64
+	serverMem           memDelta
+	serverOK            bool
+	cpuBefore, cpuAfter time.Duration
+}
+
+func (v *stdioVariant) name() string { return v.server + " / " + v.client + " client" }
+
+// A stdioSpec is a variant to start: a server role of this program (or,
+// with role empty, the wasmcp command) and a client.
+type stdioSpec struct {
+	server, client string
+	proc           string // process name: log and profile file names
+	role           string
+	dir            string // plugin directory of roleWasmcp and the command
+}
+
+func runStdio(ctx context.Context, e *env) (*section, error) {
+	n := e.n(2000)
+	cWasm, err := e.cGuest()
+	if err != nil {
+		return nil, err
+	}
+	goWasm, err := e.goGuest(ctx, "examples/go/everything")
+	if err != nil {
+		return nil, err
+	}
+	// One module per directory: the example modules define the same tool
+	// names, so together one would refuse the other's echo.
+	cDir, err := e.pluginDir("plugins-c", cWasm)
+	if err != nil {
+		return nil, err
+	}
+	goDir, err := e.pluginDir("plugins-go", goWasm)
+	if err != nil {
+		return nil, err
+	}
+	specs := []stdioSpec{
+		{"raw JSON-RPC echo", "raw", "raw-raw", roleRaw, ""},
+		{"raw JSON-RPC echo", "go-sdk", "raw-sdk", roleRaw, ""},
+		{"native go-sdk echo", "raw", "native-raw", roleNative, ""},
+		{"native go-sdk echo", "go-sdk", "native-sdk", roleNative, ""},
+		{"wasmcp, C echo", "raw", "wasmcp-c-raw", roleWasmcp, cDir},
+		{"wasmcp, C echo", "go-sdk", "wasmcp-c-sdk", roleWasmcp, cDir},
+		{"wasmcp, Go echo", "raw", "wasmcp-go-raw", roleWasmcp, goDir},
+		{"wasmcp, Go echo", "go-sdk", "wasmcp-go-sdk", roleWasmcp, goDir},
+		{"`wasmcp serve` binary, C echo", "go-sdk", "binary-c-sdk", "", cDir},
+	}
+	vs, stop, err := startVariants(ctx, e, specs, nil)
+	defer stop()
+	if err != nil {
+		return nil, err
+	}
+	if err := warmUp(ctx, vs, max(20, n/10)); err != nil {
+		return nil, err
+	}
+	// The raw client keeps each server's answer: they should be the same
+	// bytes, or the servers are not doing the same work.
+	var notes []string
+	for _, v := range vs[1:] {
+		if v.raw != nil && !bytes.Equal(v.raw.last, vs[0].raw.last) {
+			notes = append(notes, fmt.Sprintf("%s answers `%s`, the floor `%s`.", v.name(), v.raw.last, vs[0].raw.last))
+		}
+	}
+
+	for _, v := range vs {
+		if err := v.proc.begin(); err != nil {
+			return nil, err
+		}
+		if v.cpuBefore, err = v.proc.cpu(); err != nil {
+			return nil, err
+		}
+	}
+	chunk := max(1, n/stdioRounds)
+	for round := range stdioRounds {
+		for i := range vs {
+			v := vs[(i+round)%len(vs)]
+			if err := v.measure(ctx, chunk); err != nil {
+				return nil, fmt.Errorf("%s: %w", v.name(), err)
+			}
+		}
+	}
+	for _, v := range vs {
+		if v.cpuAfter, err = v.proc.cpu(); err != nil {
+			return nil, err
+		}
+		if v.serverMem, v.serverOK, err = v.proc.end(); err != nil {
+			return nil, err
+		}
+	}
+	stop()
+	s := stdioReport(e, vs, notes)
+	if e.opts.profile != "" {
+		// Enough calls for a few thousand CPU samples.
+		profileCalls := max(n, 5000)
+		if e.opts.quick {
+			profileCalls = n
+		}
+		if err := profileStdio(ctx, e, []stdioSpec{specs[3], specs[5], specs[7]}, profileCalls); err != nil {
+			return nil, err
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("Profiles in %s, of fresh server processes after the timed runs (so that "+
+			"profiling does not slow them): NAME.cpu.pprof covers %d back-to-back calls; "+
+			"`go tool pprof -sample_index=alloc_space -base NAME.allocs-begin.pprof NAME.allocs-end.pprof` shows "+
+			"the allocations of %[2]d more (sampled every %d bytes).", e.opts.profile, profileCalls, profileMemRate))
+	}
+	return s, nil
+}
+
+// profileStdio runs calls calls of each variant of specs with its server
+// profiled, into the -profile directory.
+func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) error {
+	vs, stop, err := startVariants(ctx, e, specs, nil)
+	defer stop()
+	if err != nil {
+		return err
+	}
+	if err := warmUp(ctx, vs, 200); err != nil {
+		return err
+	}
+	for _, v := range vs {
+		e.log.Info("profiling", "server", v.proc.name, "calls", calls)
+		// CPU and allocations in separate windows: sampling allocations
+		// finely costs CPU time of its own.
+		for _, kind := range []string{"cpu", "allocs"} {
+			if err := v.proc.begin(kind, filepath.Join(e.opts.profile, v.proc.name)); err != nil {
+				return err
+			}
+			if err := v.measure(ctx, calls); err != nil {
+				return err
+			}
+			if _, _, err := v.proc.end(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// startVariants starts the servers of specs with their clients. stop stops
+// them all, once; call it even on error.
+func startVariants(ctx context.Context, e *env, specs []stdioSpec, envv []string) (vs []*stdioVariant, stop func(), err error) {
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		for _, v := range vs {
+			if v.closeClient != nil {
+				v.closeClient()
+			}
+			v.proc.close()
+		}
+	}
+	cache := e.codeCache
+	for _, s := range specs {
+		var p *proc
+		switch s.role {
+		case "":
+			bin, err := e.wasmcp(ctx)
+			if err != nil {
+				return vs, stop, err
+			}
+			p, err = e.commandServer(s.proc, bin, "serve", "-dir", s.dir, "-cache-dir", cache)
+			if err != nil {
+				return vs, stop, err
+			}
+		case roleWasmcp:
+			p, err = e.benchServer(s.proc, s.role, append(envv, dirEnv+"="+s.dir, cacheEnv+"="+cache)...)
+		default:
+			p, err = e.benchServer(s.proc, s.role, envv...)
+		}
+		if err != nil {
+			return vs, stop, err
+		}
+		v := &stdioVariant{server: s.server, client: s.client, proc: p}
+		vs = append(vs, v)
+		start := time.Now()
+		if err := v.connect(ctx, e); err != nil {
+			return vs, stop, err
+		}
+		e.log.Debug("connected", "server", s.proc, "took", time.Since(start))
+	}
+	return vs, stop, nil
+}
+
+// warmUp makes n calls of every variant: instance pools filled, code paths
+// and caches hot.
+func warmUp(ctx context.Context, vs []*stdioVariant, n int) error {
+	for _, v := range vs {
+		for range n {
+			if err := v.call(ctx); err != nil {
+				return fmt.Errorf("%s: %w", v.name(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// connect starts the server with the variant's client.
+func (v *stdioVariant) connect(ctx context.Context, e *env) error {
+	switch v.client {
+	case "raw":
+		c, err := e.startRaw(ctx, v.proc)
+		if err != nil {
+			return err
+		}
+		params := fmt.Sprintf(`{"name":"echo","arguments":{"message":%q}}`, echoMessage)
+		v.raw, v.closeClient = c, c.close
+		v.call = func(context.Context) error {
+			_, err := c.request("tools/call", params)
+			return err
+		}
+	case "go-sdk":
+		cs, err := e.sdkClient(ctx, v.proc, nil)
+		if err != nil {
+			return err
+		}
+		v.closeClient = func() { cs.Close() }
+		params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": echoMessage}}
+		want := "Echo: " + echoMessage
+		v.call = func(ctx context.Context) error {
+			res, err := cs.CallTool(ctx, params)
+			if err != nil {
+				return err
+			}
+			if len(res.Content) != 1 || res.IsError {
+				return fmt.Errorf("unexpected result %+v", res)
+			}
+			if t, ok := res.Content[0].(*mcp.TextContent); !ok || t.Text != want {
+				return fmt.Errorf("unexpected result %+v", res.Content[0])
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// measure makes n timed calls, and counts what the client allocated.
+func (v *stdioVariant) measure(ctx context.Context, n int) error {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		start := time.Now()
+		if err := v.call(ctx); err != nil {
+			return err
+		}
+		v.lat = append(v.lat, time.Since(start))
+	}
+	runtime.ReadMemStats(&after)
+	v.clientMallocs += after.Mallocs - before.Mallocs
+	v.clientBytes += after.TotalAlloc - before.TotalAlloc
+	return nil
+}
+
+func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
+	s := &section{
+		Title: "1. tools/call round trip over stdio",
+		Intro: fmt.Sprintf("One client, one call in flight, `echo {\"message\": %q}`; %d timed calls per row after %d warm-up calls, "+
+			"the rows taking turns in %d slices. Server allocations and CPU are the server process's own "+
+			"(runtime.MemStats, and /proc/PID/stat in 10 ms ticks, between the first and last timed call); client allocations are the bench "+
+			"process's during its calls, i.e. the client library's cost. The go-sdk client asks for protocol %s.",
+			echoMessage, len(vs[0].lat), max(20, len(vs[0].lat)/10), stdioRounds, e.opts.protocol),
+	}
+	t := table{Header: []string{"server", "client", "p50 µs", "p90 µs", "p99 µs", "calls/s (1 in flight)",
+		"server CPU µs/call", "server allocs/call", "server KB/call", "client allocs/call", "client KB/call"}}
+	sums, cpus := map[string]summary{}, map[string]float64{}
+	for _, v := range vs {
+		sm := summarize(v.lat)
+		sums[v.proc.name] = sm
+		var total time.Duration
+		for _, d := range v.lat {
+			total += d
+		}
+		calls := float64(len(v.lat))
+		rate := calls / total.Seconds()
+		srvAllocs, srvKB := "—", "—"
+		if v.serverOK {
+			srvAllocs = fmt.Sprintf("%.0f", float64(v.serverMem.Mallocs)/calls)
+			srvKB = fmt.Sprintf("%.1f", float64(v.serverMem.Bytes)/calls/1024)
+			s.value(slug(v.name())+"/server-bytes", float64(v.serverMem.Bytes)/calls)
+		}
+		// Ten ticks at least, or the figure is mostly rounding.
+		cpuText := "—"
+		if d := v.cpuAfter - v.cpuBefore; d >= 100*time.Millisecond {
+			cpus[v.proc.name] = float64(d) / float64(time.Microsecond) / calls
+			cpuText = fmt.Sprintf("%.0f", cpus[v.proc.name])
+		}
+		t.Rows = append(t.Rows, []string{v.server, v.client, us(sm.P50), us(sm.P90), us(sm.P99), fmt.Sprintf("%.0f", rate),
+			cpuText, srvAllocs, srvKB,
+			fmt.Sprintf("%.0f", float64(v.clientMallocs)/calls), fmt.Sprintf("%.1f", float64(v.clientBytes)/calls/1024)})
+		s.value(slug(v.name())+"/p50", float64(sm.P50))
+		s.value(slug(v.name())+"/rate", rate)
+	}
+	s.Tables = append(s.Tables, t)
+
+	// The variants by process name (see runStdio).
+	p50 := func(proc string) float64 { return float64(sums[proc].P50) }
+	s.addRatio("c-over-native", "wasm C echo ÷ native go-sdk echo (p50, go-sdk client)",
+		p50("wasmcp-c-sdk"), p50("native-sdk"), "≤ 1.10", "stdio round trip")
+	s.addRatio("go-over-native", "wasm Go echo ÷ native go-sdk echo (p50, go-sdk client)",
+		p50("wasmcp-go-sdk"), p50("native-sdk"), "≤ 1.10", "stdio round trip")
+	if c, n := cpus["wasmcp-c-sdk"], cpus["native-sdk"]; c > 0 && n > 0 {
+		s.addRatio("c-over-native-cpu", "wasm C echo ÷ native go-sdk echo (server CPU per call)",
+			c, n, "", "less noisy than latency on a shared machine")
+	}
+	s.addRatio("wasmcp-over-floor", "wasmcp (C echo, go-sdk client) ÷ raw JSON-RPC floor (p50)",
+		p50("wasmcp-c-sdk"), p50("raw-raw"), "≤ 3", "stdio round trip")
+	s.addRatio("wasmcp-raw-over-floor", "wasmcp (C echo, raw client) ÷ raw floor (p50): server side only",
+		p50("wasmcp-c-raw"), p50("raw-raw"), "", "same client on both sides")
+	s.addRatio("native-over-floor", "native go-sdk echo (go-sdk client) ÷ raw floor (p50)",
+		p50("native-sdk"), p50("raw-raw"), "", "go-sdk alone; NOTES.md: ~6.5")
+	s.addRatio("binary-over-bench", "`wasmcp serve` binary ÷ the bench's wasmcp server (p50)",
+		p50("binary-c-sdk"), p50("wasmcp-c-sdk"), "", "≈ 1: the bench's server is the product")
+
+	s.Notes = append(s.Notes, notes...)
+	return s
+}

@@ -1,0 +1,59 @@
+package httpserve
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"log/slog"
+	"net/http"
+	"strings"
+)
+
+// Realm is the realm of the WWW-Authenticate challenge.
+const Realm = "wasmcp"
+
+// RequireToken wraps next so that only requests bearing token pass:
+// "Authorization: Bearer <token>". Anything else gets 401 with a
+// WWW-Authenticate challenge (RFC 6750), error="invalid_token" when a wrong
+// token was presented. The comparison takes the same time whatever the
+// presented token is: both sides are hashed first, so neither the content
+// nor the length of the secret leaks through timing.
+//
+// The MCP SDK's auth.RequireBearerToken is built for OAuth (it sends a
+// challenge only with resource metadata or scopes, and wants an expiry for
+// every token); one static shared secret needs none of that.
+func RequireToken(next http.Handler, token string, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := bearer(r.Header.Get("Authorization"))
+		if ok {
+			sum := sha256.Sum256([]byte(got))
+			if subtle.ConstantTimeCompare(sum[:], want[:]) == 1 {
+				next.ServeHTTP(w, r)
+				return
+			}
+		}
+		challenge := `Bearer realm="` + Realm + `"`
+		msg := "Unauthorized: missing bearer token (send Authorization: Bearer <token>)"
+		if ok {
+			challenge += `, error="invalid_token"`
+			msg = "Unauthorized: invalid bearer token"
+		}
+		log.Warn("request refused: "+strings.TrimPrefix(msg, "Unauthorized: "), "remote", r.RemoteAddr, "method", r.Method)
+		w.Header().Set("WWW-Authenticate", challenge)
+		http.Error(w, msg, http.StatusUnauthorized)
+	})
+}
+
+// bearer returns the token of an Authorization header value of the Bearer
+// scheme (case-insensitive, RFC 7235).
+func bearer(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}

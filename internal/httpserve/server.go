@@ -1,0 +1,87 @@
+package httpserve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Options configure Serve.
+type Options struct {
+	// Logger receives the server's own messages; nil discards them.
+	Logger *slog.Logger
+	// Grace bounds how long requests in flight may finish after the
+	// context given to Serve is done.
+	Grace time.Duration
+}
+
+// Serve serves h on ln until ctx is done, then shuts down gracefully: it
+// stops accepting connections, ends the long-lived event streams at once
+// (see isStream), lets the requests in flight (tool calls) finish for up to
+// Grace, and then closes whatever is left. It returns nil after such a
+// shutdown, or the error that stopped the server.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts Options) error {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	streams, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
+	srv := &http.Server{
+		Handler: cutStreams(h, streams),
+		// Headers must come promptly. Bodies are bounded in size by the
+		// handler, not in time: a response may be an event stream that
+		// lasts as long as the client listens.
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve HTTP on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+
+	endStreams()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), opts.Grace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		log.Warn("requests still running after the grace period; closing their connections", "grace", opts.Grace)
+		srv.Close()
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve HTTP on %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+// isStream reports whether r opens a stream that stays open for as long as
+// the client listens, rather than until a response is complete: the
+// standalone event stream of the 2025 protocols (GET) and the
+// subscriptions/listen request of the 2026-07-28 protocol (named by its
+// Mcp-Method header, which the SDK checks against the body). A graceful
+// shutdown does not wait for these.
+func isStream(r *http.Request) bool {
+	return r.Method == http.MethodGet || r.Header.Get("Mcp-Method") == "subscriptions/listen"
+}
+
+// cutStreams ends the requests that are streams when ctx is done.
+func cutStreams(h http.Handler, ctx context.Context) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isStream(r) {
+			rctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			stop := context.AfterFunc(ctx, cancel)
+			defer stop()
+			r = r.WithContext(rctx)
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,141 @@
+package limits
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Queue bounds how many calls run at once for one key (a plugin), and how
+// many may wait for a turn.
+type Queue struct {
+	// Concurrency is how many calls may run at once; 0 is unlimited.
+	Concurrency int
+	// Depth is how many calls may wait for a turn; more are refused at
+	// once. 0 refuses every call that cannot run immediately.
+	Depth int
+	// Timeout bounds a wait for a turn; 0 waits as long as the caller's
+	// context allows.
+	Timeout time.Duration
+}
+
+// Errors of Gates.Acquire, wrapped in a *BusyError.
+var (
+	// ErrQueueFull is returned when the queue is at its depth.
+	ErrQueueFull = errors.New("queue full")
+	// ErrQueueTimeout is returned when a wait for a turn lasted Timeout.
+	ErrQueueTimeout = errors.New("queue timeout")
+)
+
+// Gates is one concurrency gate per key, all with the same Queue. Waiters
+// get their turn first come, first served.
+type Gates struct {
+	q     Queue
+	clock Clock
+
+	mu    sync.Mutex
+	gates map[string]*gate
+}
+
+type gate struct {
+	running int
+	// waiting are the channels of queued callers, oldest first. A turn is
+	// handed over by closing the channel, with running left unchanged.
+	waiting []chan struct{}
+}
+
+// NewGates returns Gates for q. A nil clock is the system clock.
+func NewGates(q Queue, clock Clock) *Gates {
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	return &Gates{q: q, clock: clock, gates: map[string]*gate{}}
+}
+
+// Acquire waits for a turn to run under key. It returns a function that
+// ends the turn, which must be called exactly once, or an error: ErrQueueFull
+// and ErrQueueTimeout (errors.Is), or ctx's error when the caller gave up
+// first.
+func (g *Gates) Acquire(ctx context.Context, key string) (release func(), err error) {
+	if g.q.Concurrency <= 0 {
+		return func() {}, nil
+	}
+	g.mu.Lock()
+	gt := g.gates[key]
+	if gt == nil {
+		gt = &gate{}
+		g.gates[key] = gt
+	}
+	if gt.running < g.q.Concurrency && len(gt.waiting) == 0 {
+		gt.running++
+		g.mu.Unlock()
+		return g.releaser(gt), nil
+	}
+	if len(gt.waiting) >= g.q.Depth {
+		g.mu.Unlock()
+		return nil, ErrQueueFull
+	}
+	turn := make(chan struct{})
+	gt.waiting = append(gt.waiting, turn)
+	g.mu.Unlock()
+
+	var timeout <-chan time.Time
+	if g.q.Timeout > 0 {
+		timeout = g.clock.After(g.q.Timeout)
+	}
+	select {
+	case <-turn:
+		return g.releaser(gt), nil
+	case <-timeout:
+		err = ErrQueueTimeout
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, w := range gt.waiting {
+		if w == turn {
+			gt.waiting = append(gt.waiting[:i], gt.waiting[i+1:]...)
+			return nil, err
+		}
+	}
+	// The turn was handed over while giving up: pass it on.
+	g.handOver(gt)
+	return nil, err
+}
+
+// releaser returns the function that ends a turn in gt, harmless when called
+// again.
+func (g *Gates) releaser(gt *gate) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.handOver(gt)
+		})
+	}
+}
+
+// handOver ends one turn in gt: the oldest waiter gets it, or it is freed.
+// g.mu is held.
+func (g *Gates) handOver(gt *gate) {
+	if len(gt.waiting) > 0 {
+		close(gt.waiting[0])
+		gt.waiting = gt.waiting[1:]
+		return
+	}
+	gt.running--
+}
+
+// load reports how many calls run and wait under key, for tests and error
+// messages.
+func (g *Gates) load(key string) (running, waiting int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if gt := g.gates[key]; gt != nil {
+		return gt.running, len(gt.waiting)
+	}
+	return 0, 0
+}

@@ -1,0 +1,236 @@
+package mcpadapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/limits"
+)
+
+// stepClock advances by step at every reading, so that a call measured
+// with two readings lasts exactly step.
+type stepClock struct {
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(c.step)
+	return c.now
+}
+
+// After never fires: the tests here refuse at once rather than time out.
+func (c *stepClock) After(time.Duration) <-chan time.Time { return nil }
+
+// auditLog collects JSON audit lines.
+type auditLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *auditLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// lines decodes every line logged so far.
+func (l *auditLog) lines(t *testing.T) []map[string]any {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// last returns the latest audit line.
+func (l *auditLog) last(t *testing.T) map[string]any {
+	t.Helper()
+	lines := l.lines(t)
+	if len(lines) == 0 {
+		t.Fatal("no audit line")
+	}
+	return lines[len(lines)-1]
+}
+
+func auditedAdapter(t *testing.T, h Host, opts Options) (*Adapter, *auditLog) {
+	t.Helper()
+	log := &auditLog{}
+	opts.Audit = slog.New(slog.NewJSONHandler(log, nil))
+	if opts.Limits.Clock == nil {
+		opts.Limits.Clock = &stepClock{now: time.Unix(1_700_000_000, 0), step: 1500 * time.Microsecond}
+	}
+	a := New(h, opts)
+	t.Cleanup(a.Close)
+	return a, log
+}
+
+func TestAuditLineFields(t *testing.T) {
+	h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
+	h.call = func(context.Context, host.CallRequest) (*abi.Result, error) {
+		return &abi.Result{Content: []abi.Content{abi.Text("hello")}, StructuredContent: json.RawMessage(`{"n":1}`)}, nil
+	}
+	for _, logArgs := range []bool{false, true} {
+		a, log := auditedAdapter(t, h, Options{LogArgs: logArgs})
+		c := connect(t, a, legacy)
+		args := `{"secret":"hunter2"}`
+		if _, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(args)}); err != nil {
+			t.Fatal(err)
+		}
+		line := log.last(t)
+		want := map[string]any{
+			"level": "INFO", "msg": "tool call", "session": "", "tool": "echo", "plugin": "plug", "sha256": "0000",
+			"duration_ms": 1.5, "outcome": "ok", "bytes_in": float64(len(args)), "bytes_out": float64(len("hello") + len(`{"n":1}`)),
+		}
+		for k, v := range want {
+			if line[k] != v {
+				t.Errorf("logArgs=%v: %s = %v (%T), want %v", logArgs, k, line[k], line[k], v)
+			}
+		}
+		if got, ok := line["args"]; ok != logArgs || (logArgs && got != args) {
+			t.Errorf("logArgs=%v: args = %v (present %v)", logArgs, got, ok)
+		}
+	}
+}
+
+func TestAuditOutcomes(t *testing.T) {
+	for _, tc := range []struct {
+		outcome string
+		result  *abi.Result
+		err     error
+	}{
+		{"tool_error", errResult("invalid arguments for tool t: at /a: got string, want number"), nil},
+		{"timeout", errResult("tool t in plugin plug: timed out after 1s"), nil},
+		{"memory", errResult("tool t in plugin plug: exceeded memory limit of 2MiB"), nil},
+		{"memory", errResult("tool t in plugin plug: exceeded its own declared memory maximum of 1MiB"), nil},
+		{"canceled", errResult("tool t in plugin plug: canceled: context canceled"), nil},
+		// Another plugin's wording is the guest's own text, not the host's.
+		{"tool_error", errResult("tool t in plugin other: timed out after 1s"), nil},
+		{"tool_error", errResult("tool t in plugin plug: trapped: unreachable"), nil},
+		{"protocol_error", nil, errors.New("host closed")},
+	} {
+		t.Run(tc.outcome, func(t *testing.T) {
+			h := &fakeHost{tools: []host.Tool{tool("t", `{"type":"object"}`)}}
+			h.call = func(context.Context, host.CallRequest) (*abi.Result, error) { return tc.result, tc.err }
+			a, log := auditedAdapter(t, h, Options{})
+			c := connect(t, a, legacy)
+			c.CallTool(testContext(t), &mcp.CallToolParams{Name: "t"})
+			if got := log.last(t)["outcome"]; got != tc.outcome {
+				t.Errorf("outcome = %v, want %s", got, tc.outcome)
+			}
+		})
+	}
+}
+
+func errResult(msg string) *abi.Result {
+	return &abi.Result{Content: []abi.Content{abi.Text(msg)}, StructuredContent: emptyObject, IsError: true}
+}
+
+func TestRateLimitIsToolError(t *testing.T) {
+	h := echoHost("t")
+	a, log := auditedAdapter(t, h, Options{Limits: limits.Config{Session: limits.Rate{PerSecond: 1}}})
+	c := connect(t, a, legacy)
+	ctx := testContext(t)
+	if res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "t"}); err != nil || res.IsError {
+		t.Fatalf("first call: %v, %v", res, err)
+	}
+	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
+	if err != nil {
+		t.Fatalf("a rate-limited call came as a protocol error: %v", err)
+	}
+	// Each call reads the step clock three times (limit, start, end); the
+	// bucket of 1 call/s is 1.5ms into its refill of 1s.
+	want := "rate limit exceeded for this session: 1 calls/s (calling tool t); retry after"
+	if !res.IsError || !strings.Contains(textOf(res), want) {
+		t.Errorf("result %s, want an isError saying %q", mustJSON(t, res), want)
+	}
+	if got := log.last(t)["outcome"]; got != "rate_limited" {
+		t.Errorf("outcome = %v, want rate_limited", got)
+	}
+}
+
+func TestConcurrencyCapIsToolError(t *testing.T) {
+	h := &fakeHost{tools: []host.Tool{tool("slow", `{"type":"object"}`), tool("quick", `{"type":"object"}`)}}
+	started, finish := make(chan struct{}), make(chan struct{})
+	h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
+		if req.Tool == "slow" {
+			close(started)
+			<-finish
+		}
+		return &abi.Result{Content: []abi.Content{abi.Text("done")}}, nil
+	}
+	a, log := auditedAdapter(t, h, Options{Limits: limits.Config{Plugin: limits.Queue{Concurrency: 1}}})
+	c := connect(t, a, legacy)
+	ctx := testContext(t)
+	slow := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "slow"})
+		slow <- err
+	}()
+	<-started
+	// Both tools are in plugin "plug", which runs one call at a time and
+	// queues none.
+	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "quick"})
+	if err != nil || !res.IsError || !strings.Contains(textOf(res), "plugin plug is busy") {
+		t.Errorf("call while busy = %v, %v; want an isError naming the busy plugin", res, err)
+	}
+	if got := log.last(t)["outcome"]; got != "busy" {
+		t.Errorf("outcome = %v, want busy", got)
+	}
+	close(finish)
+	if err := <-slow; err != nil {
+		t.Fatal(err)
+	}
+	if res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "quick"}); err != nil || res.IsError {
+		t.Errorf("call after the slow one ended: %v, %v", res, err)
+	}
+}
+
+// TestAuditSessionIsHTTPSession checks that a stateful HTTP session's audit
+// lines carry its Mcp-Session-Id.
+func TestAuditSessionIsHTTPSession(t *testing.T) {
+	a, log := auditedAdapter(t, echoHost("t"), Options{})
+	c := dialHTTP(t, serveHTTP(t, a, HTTPOptions{}), legacy)
+	if _, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := log.last(t)["session"]; got == "" || got != c.ID() {
+		t.Errorf("session = %v, want the client's %q", got, c.ID())
+	}
+}
+
+func TestAuditArgsCut(t *testing.T) {
+	args := json.RawMessage(`"` + strings.Repeat("é", maxAuditArgs) + `"`)
+	attrs := auditArgs(args)
+	if len(attrs) != 2 || attrs[1].Key != "args_truncated" {
+		t.Fatalf("attrs = %v, want args and args_truncated", attrs)
+	}
+	s := attrs[0].Value.String()
+	if len(s) > maxAuditArgs || !strings.HasPrefix(string(args), s) || !json.Valid([]byte(`"`+s[1:]+`"`)) {
+		t.Errorf("cut args: %d bytes, not a rune-aligned prefix", len(s))
+	}
+}

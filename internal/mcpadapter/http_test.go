@@ -1,0 +1,206 @@
+package mcpadapter
+
+import (
+	"cmp"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host"
+)
+
+// serveHTTP serves a over HTTP on a loopback port and returns the endpoint.
+func serveHTTP(t *testing.T, a *Adapter, opts HTTPOptions) string {
+	t.Helper()
+	srv := httptest.NewServer(a.HTTPHandler(opts))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
+// dialHTTP connects a go-sdk client to url; it is closed when the test ends.
+func dialHTTP(t *testing.T, url, protocolVersion string) *client {
+	t.Helper()
+	c := dial(t, &mcp.StreamableClientTransport{Endpoint: url}, protocolVersion)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func echoHost(names ...string) *fakeHost {
+	h := &fakeHost{}
+	for _, n := range names {
+		h.tools = append(h.tools, tool(n, `{"type":"object"}`))
+	}
+	h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
+		return &abi.Result{Content: []abi.Content{abi.Text(req.Tool + " ran")}, StructuredContent: emptyObject}, nil
+	}
+	return h
+}
+
+// TestHTTPBothEras connects a client of each protocol era to the default
+// (stateful) handler: each negotiates its own era, lists, calls, and hears of
+// a change of the tool set.
+func TestHTTPBothEras(t *testing.T) {
+	for _, tc := range []struct{ ask, want string }{{legacy, legacy}, {"", modernProtocol}} {
+		t.Run("protocol="+cmp.Or(tc.ask, "latest"), func(t *testing.T) {
+			h := echoHost("old")
+			a := New(h, Options{})
+			defer a.Close()
+			c := dialHTTP(t, serveHTTP(t, a, HTTPOptions{}), tc.ask)
+			ctx := testContext(t)
+			if got := c.InitializeResult().ProtocolVersion; got != tc.want {
+				t.Fatalf("negotiated %s, want %s", got, tc.want)
+			}
+			if res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "old"}); err != nil || textOf(res) != "old ran" {
+				t.Fatalf("call old = %v, %v", res, err)
+			}
+
+			h.emit(host.Change{Added: []host.Tool{tool("new", `{"type":"object"}`)}, Removed: []string{"old"}})
+			waitListChanged(ctx, t, c)
+			if names := toolNames(ctx, t, c); !slices.Equal(names, []string{"new"}) {
+				t.Errorf("tools after the change = %v, want [new]", names)
+			}
+		})
+	}
+}
+
+// TestHTTPStateless serves without sessions: a 2025-11-25 client still lists
+// and calls, and a 2026-07-28 client still hears of changes.
+func TestHTTPStateless(t *testing.T) {
+	h := echoHost("t")
+	a := New(h, Options{})
+	defer a.Close()
+	url := serveHTTP(t, a, HTTPOptions{Stateless: true})
+	ctx := testContext(t)
+
+	old := dialHTTP(t, url, legacy)
+	if res, err := old.CallTool(ctx, &mcp.CallToolParams{Name: "t"}); err != nil || textOf(res) != "t ran" {
+		t.Fatalf("2025-11-25 call = %v, %v", res, err)
+	}
+	if id := old.ID(); id != "" {
+		t.Errorf("a stateless server gave the session id %q", id)
+	}
+
+	modern := dialHTTP(t, url, "")
+	h.emit(host.Change{Added: []host.Tool{tool("u", `{"type":"object"}`)}})
+	waitListChanged(ctx, t, modern)
+	if names := toolNames(ctx, t, old); !slices.Equal(names, []string{"t", "u"}) {
+		t.Errorf("tools = %v, want [t u]", names)
+	}
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// post sends one JSON-RPC message the way a Streamable HTTP client does.
+func post(t *testing.T, url, body string, header map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+func TestHTTPSessionIDOnlyWhenStateful(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		a := New(echoHost(), Options{})
+		defer a.Close()
+		resp := post(t, serveHTTP(t, a, HTTPOptions{Stateless: stateless}), initializeBody, nil)
+		id := resp.Header.Get("Mcp-Session-Id")
+		if resp.StatusCode != http.StatusOK || (id == "") != stateless {
+			t.Errorf("stateless=%v: initialize got %d with Mcp-Session-Id %q", stateless, resp.StatusCode, id)
+		}
+	}
+}
+
+// TestHTTPRebindingGuard sends a request to the loopback server under a
+// foreign Host name, as a browser does after DNS rebinding.
+func TestHTTPRebindingGuard(t *testing.T) {
+	a := New(echoHost(), Options{})
+	defer a.Close()
+	url := serveHTTP(t, a, HTTPOptions{})
+	for _, hdr := range []map[string]string{
+		{"Host": "evil.example"},
+		{"Host": "evil.example:80", "Mcp-Protocol-Version": modernProtocol},
+	} {
+		if resp := post(t, url, initializeBody, hdr); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("Host %s: status %d, want 403", hdr["Host"], resp.StatusCode)
+		}
+	}
+	if resp := post(t, url, initializeBody, map[string]string{"Host": "localhost"}); resp.StatusCode != http.StatusOK {
+		t.Errorf("Host localhost: status %d, want 200", resp.StatusCode)
+	}
+}
+
+func TestHTTPBodyCap(t *testing.T) {
+	a := New(echoHost("t"), Options{})
+	defer a.Close()
+	url := serveHTTP(t, a, HTTPOptions{MaxBody: 512})
+	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"pad":"` + strings.Repeat("x", 1024) + `"}}}`
+	// A fresh POST (no session yet) of each era, and one within a session.
+	id := post(t, url, initializeBody, nil).Header.Get("Mcp-Session-Id")
+	for _, hdr := range []map[string]string{
+		nil,
+		{"Mcp-Protocol-Version": modernProtocol},
+		{"Mcp-Session-Id": id, "Mcp-Protocol-Version": legacy},
+	} {
+		if resp := post(t, url, big, hdr); resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("headers %v: a body over the cap got %d, want 413", hdr, resp.StatusCode)
+		}
+	}
+}
+
+// TestHTTPBodyCapDefault derives the cap from MaxInput: arguments of nearly
+// MaxInput bytes fit, with their envelope, beyond the SDK's own default.
+func TestHTTPBodyCapDefault(t *testing.T) {
+	a := New(echoHost("t"), Options{MaxInput: mcp.DefaultMaxRequestBodyBytes + 64<<10})
+	defer a.Close()
+	c := dialHTTP(t, serveHTTP(t, a, HTTPOptions{}), legacy)
+	args := `{"s":"` + strings.Repeat("x", mcp.DefaultMaxRequestBodyBytes) + `"}`
+	if _, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: "t", Arguments: []byte(args)}); err != nil {
+		t.Errorf("arguments over the SDK's default body cap, within the input limit: %v", err)
+	}
+}
+
+// TestHTTPSessionTimeout lets a session idle past its timeout: its id is
+// then unknown (404), which tells a client to start a new session.
+func TestHTTPSessionTimeout(t *testing.T) {
+	a := New(echoHost(), Options{})
+	defer a.Close()
+	url := serveHTTP(t, a, HTTPOptions{SessionTimeout: time.Millisecond})
+	id := post(t, url, initializeBody, nil).Header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatal("no session id")
+	}
+	ctx := testContext(t)
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	for post(t, url, ping, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": legacy}).StatusCode != http.StatusNotFound {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the idle session was never closed")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
