@@ -43,16 +43,19 @@ E2E_ENV := WASMCP_BIN=$(abspath $(BIN)) WASMCP_PLUGINS=$(abspath $(PLUGINS_DIR))
 # CI reruns every test rather than trusting the test cache of the machine.
 TEST_FLAGS ?= $(if $(filter true,$(CI)),-count=1)
 
-.PHONY: all build plugins run deps tools test vet clean help
+.PHONY: all build plugins run run-stdio deps tools test vet clean help fuzz-smoke soak
 
 all: build plugins
 
 help:
 	@echo "make build    build $(BIN)"
 	@echo "make plugins  build every guest module (Go: plugins/, examples/go/; others: mk/*.mk) into $(PLUGINS_DIR)/"
-	@echo "make run      build both and serve $(PLUGINS_DIR) over stdio (MCP)"
+	@echo "make run      build both and serve $(PLUGINS_DIR) over Streamable HTTP at http://$(RUN_ADDR)/mcp"
+	@echo "make run-stdio  the same over stdio, for a client that starts the server itself"
 	@echo "make deps     install what the tests need (wabt's wat2wasm, the e2e npm packages)"
 	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests"
+	@echo "make fuzz-smoke  run every fuzz target for FUZZTIME (default 5s)"
+	@echo "make soak     10,000 hostile tool calls; goroutines, heap and RSS before and after"
 	@echo "make clean    remove bin/ and build/"
 
 build: $(BIN)
@@ -77,7 +80,18 @@ $(PLUGINS_DIR)/$(notdir $(1)).wasm: $(GUEST_SRC)
 endef
 $(foreach d,$(GUEST_DIRS),$(eval $(call guest_rule,$(d))))
 
+# make run listens on loopback only, where serve needs no token; set RUN_ADDR
+# to move it (a non-loopback address needs --token-file or --token-env).
+RUN_ADDR ?= 127.0.0.1:8931
+
 run: build plugins
+	@echo "serving $(PLUGINS_DIR) at http://$(RUN_ADDR)/mcp (Streamable HTTP, this machine only; Ctrl-C stops)" >&2
+	@echo "try it with the MCP Inspector (2.x, needs Node 22.19+):" >&2
+	@echo "  npx @modelcontextprotocol/inspector --cli http://$(RUN_ADDR)/mcp --transport http --method tools/list" >&2
+	@echo "  npx @modelcontextprotocol/inspector --cli http://$(RUN_ADDR)/mcp --transport http --method tools/call --tool-name get-sum --tool-arg a=7 b=5" >&2
+	@$(BIN) serve --dir $(PLUGINS_DIR) --http $(RUN_ADDR)
+
+run-stdio: build plugins
 	@echo "serving $(PLUGINS_DIR) over stdio: connect an MCP client to this process (Ctrl-C stops)" >&2
 	@$(BIN) serve --dir $(PLUGINS_DIR)
 
@@ -118,6 +132,18 @@ test: deps build plugins vet
 	@$(E2E_ENV) $(GO) test -race $(TEST_FLAGS) ./...
 	@echo "  test     TypeScript SDK client (node --test)"
 	@cd $(TS_DIR) && $(E2E_ENV) node --test --test-reporter=spec
+	@$(MAKE) fuzz-smoke
+
+# Every fuzz target mutates its committed corpus for FUZZTIME (the corpus
+# itself already ran with the unit tests). Longer: make fuzz-smoke FUZZTIME=5m.
+FUZZTIME ?= 5s
+fuzz-smoke:
+	@FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz-smoke.sh
+
+# The soak's short version (300 calls) runs in make test as a unit test of
+# bench/soak; this is the full run, with its figures printed.
+soak:
+	@$(GO) run ./bench/soak -n 10000
 
 clean:
 	@rm -rf bin build

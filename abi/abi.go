@@ -45,23 +45,87 @@ const (
 	ImportLog = "log"
 )
 
-// Reserved host function names. A v1 host that does not implement one of
-// these refuses a module importing it, naming the function; the names are
-// fixed here so that guests and SDKs written today agree with the host that
-// later implements them.
+// Host functions for the client features of MCP (ABI.md section 5). They
+// were reserved when version 1 was first published and are additions to it:
+// a host older than them refuses a module importing one, naming it.
 const (
 	// ImportProgress: (progress f64, total f64, msg_ptr i32, msg_len i32) -> ().
+	// Reports progress of the current call; total < 0 means unknown.
 	ImportProgress = "progress"
 	// ImportCancelled: () -> i32. 1 when the current call was cancelled.
 	ImportCancelled = "cancelled"
-	// ImportSample: (req_ptr i32, req_len i32) -> i64. Sends sampling/createMessage.
+	// ImportSample: (req_ptr i32, req_len i32) -> i64. Sends
+	// sampling/createMessage with the request as params and returns
+	// PackReply(status, reply_len).
 	ImportSample = "sample"
-	// ImportElicit: (req_ptr i32, req_len i32) -> i64. Sends elicitation/create.
+	// ImportElicit: (req_ptr i32, req_len i32) -> i64. Sends
+	// elicitation/create; returns like ImportSample.
 	ImportElicit = "elicit"
 	// ImportReadReply: (dst_ptr i32, dst_len i32) -> i32. Copies the reply of
-	// the last ImportSample or ImportElicit into guest memory.
+	// the last ImportSample or ImportElicit into guest memory and returns the
+	// number of bytes copied.
 	ImportReadReply = "read_reply"
 )
+
+// ReplyStatus is the high half of what ImportSample and ImportElicit return.
+// With StatusOK the reply is the client's result JSON; with any other status
+// it is a UTF-8 message saying what went wrong, fit for a tool error.
+type ReplyStatus uint32
+
+const (
+	// StatusOK: the client answered; the reply is its result object (an MCP
+	// CreateMessageResult or ElicitResult). A user who declined or cancelled
+	// an elicitation is still StatusOK, with that action in the result.
+	StatusOK ReplyStatus = 0
+	// StatusUnsupported: the client did not declare the capability (sampling
+	// or elicitation), or the host serves this call without a client (the
+	// wasmcp call command).
+	StatusUnsupported ReplyStatus = 1
+	// StatusFailed: the client answered with an error, for example because
+	// its user refused the sampling request, or the request could not be
+	// delivered, or the reply exceeded the host's output limit.
+	StatusFailed ReplyStatus = 2
+	// StatusInvalid: the host did not send the request because it is not a
+	// JSON object.
+	StatusInvalid ReplyStatus = 3
+	// StatusTimeout: the call used up the time it may spend waiting for the
+	// client (its client wait budget) before the answer came.
+	StatusTimeout ReplyStatus = 4
+)
+
+var replyStatusNames = [...]string{"ok", "unsupported", "failed", "invalid", "timeout"}
+
+// String returns the lower-case name of the status, or "status N" for a
+// value this version does not define.
+func (s ReplyStatus) String() string {
+	if int(s) < len(replyStatusNames) {
+		return replyStatusNames[s]
+	}
+	return "status " + itoa(uint32(s))
+}
+
+// itoa formats n without strconv, which a guest would otherwise link in.
+func itoa(n uint32) string {
+	var b [10]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// PackReply combines a status and a reply length into the i64 that
+// ImportSample and ImportElicit return: (status << 32) | reply_len.
+func PackReply(status ReplyStatus, length uint32) uint64 { return uint64(status)<<32 | uint64(length) }
+
+// UnpackReply splits a value made by PackReply.
+func UnpackReply(v uint64) (status ReplyStatus, length uint32) {
+	return ReplyStatus(v >> 32), uint32(v)
+}
 
 // LogLevel is the level argument of ImportLog. The values follow the syslog
 // severities that MCP's logging uses, from least to most severe.
@@ -98,7 +162,8 @@ const (
 	MaxTools = 1024
 	// MaxDescribeSize is the largest Describe document, in bytes.
 	MaxDescribeSize = 4 << 20
-	// MaxLogSize is the longest log message; longer ones are truncated.
+	// MaxLogSize is the longest log or progress message; longer ones are
+	// truncated.
 	MaxLogSize = 64 << 10
 )
 

@@ -3,6 +3,7 @@ package abi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -59,9 +60,9 @@ func TestGuestFromDocument(t *testing.T) {
 	defer p.Close(ctx)
 
 	var logged []string
-	res, err := p.Call(ctx, "echo", json.RawMessage(`{"message":"hi"}`), func(l abi.LogLevel, msg string) {
+	res, err := p.Call(ctx, "echo", json.RawMessage(`{"message":"hi"}`), &sandbox.CallHooks{Log: func(l abi.LogLevel, msg string) {
 		logged = append(logged, l.String()+": "+msg)
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,5 +190,37 @@ func TestContent(t *testing.T) {
 	}
 	if _, err := json.Marshal(abi.Content{Type: "video"}); err == nil {
 		t.Error("Marshal of an unknown content type succeeded")
+	}
+}
+
+// Every reply status is in ABI.md's status table, by number and name.
+func TestDocumentReplyStatuses(t *testing.T) {
+	md, err := os.ReadFile("ABI.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []abi.ReplyStatus{abi.StatusOK, abi.StatusUnsupported, abi.StatusFailed, abi.StatusInvalid, abi.StatusTimeout} {
+		row := fmt.Sprintf("| `%d` | `%s` |", uint32(s), s)
+		if !strings.Contains(string(md), row) {
+			t.Errorf("ABI.md has no status row %q", row)
+		}
+	}
+	if got := abi.ReplyStatus(77).String(); got != "status 77" {
+		t.Errorf("unknown status String() = %q", got)
+	}
+}
+
+func TestPackReply(t *testing.T) {
+	for _, c := range []struct {
+		s abi.ReplyStatus
+		n uint32
+	}{{abi.StatusOK, 0}, {abi.StatusFailed, 17}, {abi.StatusTimeout, 1<<32 - 1}} {
+		v := abi.PackReply(c.s, c.n)
+		if v>>32 != uint64(c.s) || uint32(v) != c.n {
+			t.Errorf("PackReply(%v, %d) = %#x", c.s, c.n, v)
+		}
+		if s, n := abi.UnpackReply(v); s != c.s || n != c.n {
+			t.Errorf("UnpackReply(%#x) = %v, %d", v, s, n)
+		}
 	}
 }

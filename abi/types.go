@@ -10,6 +10,31 @@ import (
 type Describe struct {
 	// Tools are the module's tool definitions, at most MaxTools.
 	Tools []Tool `json:"tools"`
+	// Permissions, when present, is what the module asks the operator for
+	// beyond the closed sandbox. A host grants at most the intersection of
+	// this request and its operator's policy, never more; nil asks for
+	// nothing.
+	Permissions *Permissions `json:"permissions,omitempty"`
+}
+
+// Permissions is a module's request for capabilities (ABI.md section 4).
+type Permissions struct {
+	// FS are the directories the module wants to see, by guest path.
+	FS []FSPermission `json:"fs,omitempty"`
+	// Env are the names of the environment variables it wants to read.
+	Env []string `json:"env,omitempty"`
+	// Clock asks for the host's real clocks instead of deterministic ones.
+	Clock bool `json:"clock,omitempty"`
+	// Random asks for a cryptographic random source instead of a
+	// deterministic one.
+	Random bool `json:"random,omitempty"`
+}
+
+// FSPermission asks for one directory, at an absolute guest path.
+type FSPermission struct {
+	Path string `json:"path"`
+	// Write asks for write access; without it the request is read-only.
+	Write bool `json:"write,omitempty"`
 }
 
 // Tool is one tool definition, shaped as MCP's Tool object. InputSchema and

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -127,10 +128,32 @@ func (e *env) once(key string, build func() (string, error)) (string, error) {
 	return p, nil
 }
 
-// wasmcp builds the wasmcp command from the working tree, so that the bench
-// measures the code as it is rather than a stale bin/wasmcp.
+// wasmcp builds the wasmcp command from the working tree, so that the
+// bench measures the code as it is rather than a stale bin/wasmcp, with
+// control.go added to its main package by an overlay: the product, plus a
+// hook that lets the bench read its allocations and profile it. The hook
+// runs only when the bench's environment variable is set.
 func (e *env) wasmcp(ctx context.Context) (string, error) {
 	return e.once("wasmcp", func() (string, error) {
+		overlay, err := json.Marshal(map[string]map[string]string{"Replace": {
+			filepath.Join(e.root, "cmd", "wasmcp", "zz_bench_control.go"): filepath.Join(e.root, "bench", "control.go"),
+		}})
+		if err != nil {
+			return "", err
+		}
+		overlayFile := filepath.Join(e.work, "overlay.json")
+		if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
+			return "", err
+		}
+		out := filepath.Join(e.work, "bin", "wasmcp-hooked")
+		return out, e.goBuild(ctx, nil, "-overlay", overlayFile, "-o", out, "./cmd/wasmcp")
+	})
+}
+
+// wasmcpPlain builds the wasmcp command without the hook, to show that the
+// hook costs nothing.
+func (e *env) wasmcpPlain(ctx context.Context) (string, error) {
+	return e.once("wasmcp-plain", func() (string, error) {
 		out := filepath.Join(e.work, "bin", "wasmcp")
 		return out, e.goBuild(ctx, nil, "-o", out, "./cmd/wasmcp")
 	})

@@ -16,11 +16,19 @@
 //	deadline  guest work with and without wazero's close-on-context-done
 //	reload    file landed -> notifications/tools/list_changed at a client
 //	scale     1,000 modules with 10,000 tools: start-up, memory, listing
-//	http      Streamable HTTP, when `wasmcp serve` offers it
+//	http      Streamable HTTP at 1, 8 and 64 clients: wasmcp, native go-sdk,
+//	          and the TypeScript SDK (when e2e/ts has it installed)
 //
 // -n sets the repetitions of every experiment chosen (0: each one's default,
 // sized to finish in a few minutes on two cores). Progress goes to stderr,
 // the report to stdout.
+//
+// The servers run as child processes: the wasmcp command built from the
+// working tree with control.go added (the bench's hook for reading
+// allocations and taking profiles), and this executable as the baselines.
+// Nothing is downloaded: guests are built with the Go toolchain, the C
+// example is taken from `make plugins`' output, and the TypeScript baseline
+// uses the SDK installed for the end-to-end tests.
 package main
 
 import (

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,29 +32,45 @@ type proc struct {
 	stderr *os.File
 }
 
-// benchServer prepares this executable as a server of role, with a control
-// channel. envv are extra environment variables.
+// benchServer prepares this executable as the baseline server of role.
+// envv are extra environment variables.
 func (e *env) benchServer(name, role string, envv ...string) (*proc, error) {
-	cmd := exec.Command(e.self)
-	cmd.Env = append(os.Environ(), append([]string{roleEnv + "=" + role, controlEnv + "=1"}, envv...)...)
-	p := &proc{name: name, cmd: cmd}
-	// fd 3: commands to the child; fd 4: its replies.
-	cr, cw, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	rr, rw, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	cmd.ExtraFiles = []*os.File{cr, rw}
-	p.ctrl, p.replies, p.child = cw, bufio.NewReader(rr), []*os.File{cr, rw}
-	return p, e.logStderr(p)
+	return e.newProc(name, true, append([]string{roleEnv + "=" + role}, envv...), e.self)
 }
 
-// commandServer prepares the executable path with args as a server.
-func (e *env) commandServer(name, path string, args ...string) (*proc, error) {
-	p := &proc{name: name, cmd: exec.Command(path, args...)}
+// wasmcpServer prepares the wasmcp command, with the control channel, run
+// with args.
+func (e *env) wasmcpServer(ctx context.Context, name string, envv []string, args ...string) (*proc, error) {
+	bin, err := e.wasmcp(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return e.newProc(name, true, envv, bin, args...)
+}
+
+// newProc prepares the executable path, run with args and the extra
+// environment envv, as a server, with the control channel of control.go
+// when control is set.
+func (e *env) newProc(name string, control bool, envv []string, path string, args ...string) (*proc, error) {
+	cmd := exec.Command(path, args...)
+	p := &proc{name: name, cmd: cmd}
+	if control {
+		envv = append(envv, benchControlEnv+"=1")
+		// fd 3: commands to the child; fd 4: its replies.
+		cr, cw, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		rr, rw, err := os.Pipe()
+		if err != nil {
+			cr.Close()
+			cw.Close()
+			return nil, err
+		}
+		cmd.ExtraFiles = []*os.File{cr, rw}
+		p.ctrl, p.replies, p.child = cw, bufio.NewReader(rr), []*os.File{cr, rw}
+	}
+	cmd.Env = append(os.Environ(), envv...)
 	return p, e.logStderr(p)
 }
 
@@ -100,7 +117,7 @@ func (p *proc) begin(args ...string) error {
 
 // end closes the measurement window and returns what the server allocated
 // in it; ok is false for a server without a control channel.
-func (p *proc) end() (d memDelta, ok bool, err error) {
+func (p *proc) end() (d benchMemDelta, ok bool, err error) {
 	if p.ctrl == nil {
 		return d, false, nil
 	}
@@ -117,9 +134,9 @@ func (p *proc) end() (d memDelta, ok bool, err error) {
 	return d, true, nil
 }
 
-// heap asks the server for its heapStats, and to write its heap profile
+// heap asks the server for its benchHeapStats, and to write its heap profile
 // to path when path is not empty.
-func (p *proc) heap(path string) (h heapStats, err error) {
+func (p *proc) heap(path string) (h benchHeapStats, err error) {
 	if p.ctrl == nil {
 		return h, fmt.Errorf("%s has no control channel", p.name)
 	}
@@ -185,14 +202,16 @@ func (p *proc) memory() (rss, peak int64, err error) {
 	return rss, peak, nil
 }
 
-// close ends the server: closing stdin is the normal stop; a server still
-// running 10 s later is killed.
+// close ends the server with SIGTERM (a stdio server has usually stopped
+// already, its client having closed its stdin); a server still running 10 s
+// later is killed.
 func (p *proc) close() {
 	if p.ctrl != nil {
 		p.ctrl.Close()
 	}
 	p.started()
 	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() {
 			_ = p.cmd.Wait()

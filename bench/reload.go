@@ -59,10 +59,6 @@ type landing struct {
 
 func runReload(ctx context.Context, e *env) (*section, error) {
 	n := e.n(10)
-	bin, err := e.wasmcp(ctx)
-	if err != nil {
-		return nil, err
-	}
 	cPath, err := e.cGuest()
 	if err != nil {
 		return nil, err
@@ -88,7 +84,7 @@ func runReload(ctx context.Context, e *env) (*section, error) {
 			return nil, err
 		}
 		e.log.Info("reload", "module", m.name)
-		ls, stray, err := measureReload(ctx, e, bin, filepath.Base(m.path), wasm, n)
+		ls, stray, err := measureReload(ctx, e, filepath.Base(m.path), wasm, n)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.name, err)
 		}
@@ -122,7 +118,7 @@ func runReload(ctx context.Context, e *env) (*section, error) {
 
 // measureReload serves a directory holding the module wasm as name, and
 // lands n cold and n warm versions of it.
-func measureReload(ctx context.Context, e *env, bin, name string, wasm []byte, n int) (ls []landing, stray int, err error) {
+func measureReload(ctx context.Context, e *env, name string, wasm []byte, n int) (ls []landing, stray int, err error) {
 	vm, err := newVersionedModule(wasm)
 	if err != nil {
 		return nil, 0, err
@@ -139,7 +135,7 @@ func measureReload(ctx context.Context, e *env, bin, name string, wasm []byte, n
 	if err := os.WriteFile(target, wasm, 0o644); err != nil {
 		return nil, 0, err
 	}
-	p, err := e.commandServer("reload-"+name, bin, "serve", "-dir", dir, "-cache-dir", cache, "-log-level", "debug")
+	p, err := e.wasmcpServer(ctx, "reload-"+name, nil, "serve", "-dir", dir, "-cache-dir", cache, "-log-level", "debug")
 	if err != nil {
 		return nil, 0, err
 	}

@@ -22,16 +22,12 @@ type startup struct {
 	pages, tools     int
 	firstCall, again time.Duration // a tool's first call, and its second
 	rss, peak        int64
-	heap             heapStats // only from a server with a control channel
+	heap             benchHeapStats // only from a server with a control channel
 }
 
 func runScale(ctx context.Context, e *env) (*section, error) {
 	reps := e.n(1)
 	mods, perMod := e.opts.modules, e.opts.perMod
-	bin, err := e.wasmcp(ctx)
-	if err != nil {
-		return nil, err
-	}
 	e.log.Info("scale: generating modules", "modules", mods, "tools", mods*perMod)
 	dir, size, err := generateScaleModules(ctx, e, "scale-plugins", mods, perMod)
 	if err != nil {
@@ -55,7 +51,7 @@ func runScale(ctx context.Context, e *env) (*section, error) {
 			tool string
 		}{{&cold, dir, callTool}, {&warm, dir, callTool}, {&single, one, scaleTool(0, perMod/2).Name}} {
 			e.log.Info("scale: start", "dir", filepath.Base(c.dir), "rep", rep)
-			p, err := e.commandServer("scale-"+filepath.Base(c.dir), bin, "serve", "-dir", c.dir, "-cache-dir", cache)
+			p, err := e.wasmcpServer(ctx, "scale-"+filepath.Base(c.dir), nil, "serve", "-dir", c.dir, "-cache-dir", cache)
 			if err != nil {
 				return nil, err
 			}
@@ -76,17 +72,17 @@ func runScale(ctx context.Context, e *env) (*section, error) {
 		}
 		native = append(native, m)
 	}
-	// The same warm start once more in this program's wasmcp server, which
-	// can tell how much of its resident set is Go heap.
+	// The same warm start once more, asking the server how much of its
+	// resident set is Go heap.
 	e.log.Info("scale: heap breakdown")
-	heapEnv := []string{dirEnv + "=" + dir, cacheEnv + "=" + filepath.Join(e.work, "scale-cache-0")}
+	var heapEnv []string
 	heapProfile, startProfile := "", ""
 	if e.opts.profile != "" {
 		heapProfile = filepath.Join(e.opts.profile, "scale-wasmcp.heap.pprof")
 		startProfile = filepath.Join(e.opts.profile, "scale-wasmcp.start.cpu.pprof")
-		heapEnv = append(heapEnv, startProfileEnv+"="+startProfile)
+		heapEnv = append(heapEnv, benchStartProfileEnv+"="+startProfile)
 	}
-	p, err := e.benchServer("scale-wasmcp-heap", roleWasmcp, heapEnv...)
+	p, err := e.wasmcpServer(ctx, "scale-wasmcp-heap", heapEnv, "serve", "-dir", dir, "-cache-dir", filepath.Join(e.work, "scale-cache-0"))
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +124,8 @@ func runScale(ctx context.Context, e *env) (*section, error) {
 			float64(wm.firstPage-sm.firstPage)/float64(time.Millisecond)/float64(mods-1),
 			float64(wm.rss-sm.rss)/1024/float64(mods-1)))
 	}
-	s.Notes = append(s.Notes, fmt.Sprintf("Where the memory is (the same warm start in the bench's in-process wasmcp server, "+
-		"which has no watcher): RSS %s MiB, of which Go heap in use %s MiB and goroutine stacks %s MiB; the Go runtime holds "+
+	s.Notes = append(s.Notes, fmt.Sprintf("Where the memory is (the same warm start once more, the server asked for its "+
+		"runtime.MemStats): RSS %s MiB, of which Go heap in use %s MiB and goroutine stacks %s MiB; the Go runtime holds "+
 		"%s MiB from the OS in all. The rest of the RSS is outside the Go heap: wazero's mmapped machine code and "+
 		"the runtime's own overhead.", mib(hm.rss), mib(int64(hm.heap.HeapInuse)), mib(int64(hm.heap.StackInuse)),
 		mib(int64(hm.heap.Sys))))

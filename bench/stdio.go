@@ -30,21 +30,27 @@ type stdioVariant struct {
 	lat                 []time.Duration
 	clientMallocs       uint64
 	clientBytes         uint64
-	serverMem           memDelta
+	serverMem           benchMemDelta
 	serverOK            bool
 	cpuBefore, cpuAfter time.Duration
 }
 
 func (v *stdioVariant) name() string { return v.server + " / " + v.client + " client" }
 
-// A stdioSpec is a variant to start: a server role of this program (or,
-// with role empty, the wasmcp command) and a client.
+// A stdioSpec is a variant to start: a server and a client.
 type stdioSpec struct {
 	server, client string
 	proc           string // process name: log and profile file names
-	role           string
-	dir            string // plugin directory of roleWasmcp and the command
+	role           string // roleRaw, roleNative, wasmcpHooked or wasmcpPlain
+	dir            string // plugin directory of the command
 }
+
+// The wasmcp command as a stdioSpec role: with the bench's hook (see
+// env.wasmcp), or as built from the tree with nothing added.
+const (
+	wasmcpHooked = "wasmcp"
+	wasmcpPlain  = "wasmcp-plain"
+)
 
 func runStdio(ctx context.Context, e *env) (*section, error) {
 	n := e.n(2000)
@@ -71,13 +77,13 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		{"raw JSON-RPC echo", "go-sdk", "raw-sdk", roleRaw, ""},
 		{"native go-sdk echo", "raw", "native-raw", roleNative, ""},
 		{"native go-sdk echo", "go-sdk", "native-sdk", roleNative, ""},
-		{"wasmcp, C echo", "raw", "wasmcp-c-raw", roleWasmcp, cDir},
-		{"wasmcp, C echo", "go-sdk", "wasmcp-c-sdk", roleWasmcp, cDir},
-		{"wasmcp, Go echo", "raw", "wasmcp-go-raw", roleWasmcp, goDir},
-		{"wasmcp, Go echo", "go-sdk", "wasmcp-go-sdk", roleWasmcp, goDir},
-		{"`wasmcp serve` binary, C echo", "go-sdk", "binary-c-sdk", "", cDir},
+		{"wasmcp, C echo", "raw", "wasmcp-c-raw", wasmcpHooked, cDir},
+		{"wasmcp, C echo", "go-sdk", "wasmcp-c-sdk", wasmcpHooked, cDir},
+		{"wasmcp, Go echo", "raw", "wasmcp-go-raw", wasmcpHooked, goDir},
+		{"wasmcp, Go echo", "go-sdk", "wasmcp-go-sdk", wasmcpHooked, goDir},
+		{"wasmcp, C echo, plain binary (no hook)", "go-sdk", "plain-c-sdk", wasmcpPlain, cDir},
 	}
-	vs, stop, err := startVariants(ctx, e, specs, nil)
+	vs, stop, err := startVariants(ctx, e, specs)
 	defer stop()
 	if err != nil {
 		return nil, err
@@ -133,7 +139,7 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		s.Notes = append(s.Notes, fmt.Sprintf("Profiles in %s, of fresh server processes after the timed runs (so that "+
 			"profiling does not slow them): NAME.cpu.pprof covers %d back-to-back calls; "+
 			"`go tool pprof -sample_index=alloc_space -base NAME.allocs-begin.pprof NAME.allocs-end.pprof` shows "+
-			"the allocations of %[2]d more (sampled every %d bytes).", e.opts.profile, profileCalls, profileMemRate))
+			"the allocations of %[2]d more (sampled every %d bytes).", e.opts.profile, profileCalls, benchMemProfileRate))
 	}
 	return s, nil
 }
@@ -141,7 +147,7 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 // profileStdio runs calls calls of each variant of specs with its server
 // profiled, into the -profile directory.
 func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) error {
-	vs, stop, err := startVariants(ctx, e, specs, nil)
+	vs, stop, err := startVariants(ctx, e, specs)
 	defer stop()
 	if err != nil {
 		return err
@@ -170,7 +176,7 @@ func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) err
 
 // startVariants starts the servers of specs with their clients. stop stops
 // them all, once; call it even on error.
-func startVariants(ctx context.Context, e *env, specs []stdioSpec, envv []string) (vs []*stdioVariant, stop func(), err error) {
+func startVariants(ctx context.Context, e *env, specs []stdioSpec) (vs []*stdioVariant, stop func(), err error) {
 	stopped := false
 	stop = func() {
 		if stopped {
@@ -184,23 +190,19 @@ func startVariants(ctx context.Context, e *env, specs []stdioSpec, envv []string
 			v.proc.close()
 		}
 	}
-	cache := e.codeCache
 	for _, s := range specs {
 		var p *proc
+		args := []string{"serve", "-dir", s.dir, "-cache-dir", e.codeCache}
 		switch s.role {
-		case "":
-			bin, err := e.wasmcp(ctx)
-			if err != nil {
-				return vs, stop, err
+		case wasmcpHooked:
+			p, err = e.wasmcpServer(ctx, s.proc, nil, args...)
+		case wasmcpPlain:
+			var bin string
+			if bin, err = e.wasmcpPlain(ctx); err == nil {
+				p, err = e.newProc(s.proc, false, nil, bin, args...)
 			}
-			p, err = e.commandServer(s.proc, bin, "serve", "-dir", s.dir, "-cache-dir", cache)
-			if err != nil {
-				return vs, stop, err
-			}
-		case roleWasmcp:
-			p, err = e.benchServer(s.proc, s.role, append(envv, dirEnv+"="+s.dir, cacheEnv+"="+cache)...)
 		default:
-			p, err = e.benchServer(s.proc, s.role, envv...)
+			p, err = e.benchServer(s.proc, s.role)
 		}
 		if err != nil {
 			return vs, stop, err
@@ -342,8 +344,8 @@ func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
 		p50("wasmcp-c-raw"), p50("raw-raw"), "", "same client on both sides")
 	s.addRatio("native-over-floor", "native go-sdk echo (go-sdk client) ÷ raw floor (p50)",
 		p50("native-sdk"), p50("raw-raw"), "", "go-sdk alone; NOTES.md: ~6.5")
-	s.addRatio("binary-over-bench", "`wasmcp serve` binary ÷ the bench's wasmcp server (p50)",
-		p50("binary-c-sdk"), p50("wasmcp-c-sdk"), "", "≈ 1: the bench's server is the product")
+	s.addRatio("plain-over-hooked", "plain `wasmcp serve` ÷ the one with the bench's hook (p50)",
+		p50("plain-c-sdk"), p50("wasmcp-c-sdk"), "", "≈ 1: the hook costs nothing")
 
 	s.Notes = append(s.Notes, notes...)
 	return s

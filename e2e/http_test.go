@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -23,7 +24,9 @@ const (
 	testToken = "e2e-0123456789abcdef0123456789abcdef"
 )
 
-var servingURL = regexp.MustCompile(`msg="serving over HTTP" url=(\S+)`)
+// servingURL finds the endpoint in the server's "serving over HTTP" line,
+// in text or JSON log format.
+var servingURL = regexp.MustCompile(`serving over HTTP"?[ ,]"?url"?[=:]"?(http://[^"\s]+)`)
 
 // startHTTP starts cmd (a "wasmcp serve") with --http on a free loopback
 // port and a token, and returns its endpoint once it serves, and a function
@@ -182,7 +185,7 @@ func TestHTTPStateless(t *testing.T) {
 	if err != nil || text(res) != "pong" {
 		t.Fatalf("2025-11-25 call: %v, %v", res, err)
 	}
-	copyFile(t, wat("hello"), modern.dir+"/hello.wasm")
+	copyFile(t, wat("hello"), filepath.Join(modern.dir, "hello.wasm"))
 	modern.waitToolsChanged(t)
 	if _, ok := modern.tools(t)["hello"]; !ok {
 		t.Error("hello not listed after list_changed")
@@ -217,6 +220,16 @@ func TestAuditAndRateLimit(t *testing.T) {
 	wantOK(t, s.call(t, "hello", ``))
 	wantToolError(t, s.call(t, "hello", ``), "rate limit exceeded for tool hello", "retry after")
 
+	want := []string{"ping:ok", "spin:timeout", "bomb:memory", "hello:ok", "hello:rate_limited"}
+	// The log arrives through a pipe: wait for the last line.
+	ctx := testContext(t)
+	for strings.Count(s.stderr.String(), `"component":"audit"`) < len(want) {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("audit lines missing:\n%s", s.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	var got []string
 	for _, line := range strings.Split(s.stderr.String(), "\n") {
 		var rec map[string]any
@@ -231,7 +244,6 @@ func TestAuditAndRateLimit(t *testing.T) {
 			t.Errorf("arguments logged without --log-args: %s", line)
 		}
 	}
-	want := []string{"ping:ok", "spin:timeout", "bomb:memory", "hello:ok", "hello:rate_limited"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("audit outcomes %v, want %v", got, want)
 	}

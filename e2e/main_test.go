@@ -1,5 +1,5 @@
-// Package e2e drives the real wasmcp binary over stdio with the MCP Go SDK's
-// client, as an MCP host application would.
+// Package e2e drives the real wasmcp binary over stdio and Streamable HTTP
+// with the MCP Go SDK's client, as an MCP host application would.
 //
 // The binary and the bundled guest modules come from WASMCP_BIN and
 // WASMCP_PLUGINS (make test sets both); when unset, TestMain builds them, so

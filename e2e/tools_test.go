@@ -178,7 +178,7 @@ func TestBundledTools(t *testing.T) {
 	})
 
 	covered := map[string]bool{}
-	for _, tc := range slices.Concat(exampleCases, pluginCases) {
+	for _, tc := range slices.Concat(exampleCases, goExampleCases, pluginCases) {
 		covered[tc.tool] = true
 		t.Run("call/"+tc.tool, func(t *testing.T) { s.check(t, tc) })
 	}

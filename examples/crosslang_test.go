@@ -168,9 +168,9 @@ type call struct {
 func (m module) run(t *testing.T, tool, args string) (*abi.Result, string, []string) {
 	t.Helper()
 	var logs []string
-	res, err := m.p.Call(context.Background(), tool, json.RawMessage(args), func(level abi.LogLevel, msg string) {
+	res, err := m.p.Call(context.Background(), tool, json.RawMessage(args), &sandbox.CallHooks{Log: func(level abi.LogLevel, msg string) {
 		logs = append(logs, level.String()+": "+msg)
-	})
+	}})
 	if err != nil {
 		t.Fatalf("%s: %s %s: %v", m.lang, tool, args, err)
 	}

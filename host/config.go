@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/wasmcp/wasmcp/host/policy"
+	"github.com/wasmcp/wasmcp/host/trust"
 )
 
 // Defaults of NewConfig. They match ABI.md section 6 and the flags of the
@@ -29,13 +32,19 @@ const maxMemory = 4 << 30
 // returns a modified copy, so one Config can be shared and specialised
 // safely. Values are validated by New and Inspect, not by the With methods.
 type Config struct {
-	dir       string
-	cacheDir  string
-	timeout   time.Duration
-	memory    uint64
-	maxInput  int
-	maxOutput int
-	logger    *slog.Logger
+	dir      string
+	cacheDir string
+	timeout  time.Duration
+	// clientWait is the per-call budget for waiting on the client (sample,
+	// elicit); zero means sandbox.DefaultClientWait.
+	clientWait time.Duration
+	memory     uint64
+	maxInput   int
+	maxOutput  int
+	logger     *slog.Logger
+	// policy and trust: see permissions.go.
+	policy *policy.Policy
+	trust  *trust.Policy
 
 	// settle overrides the watcher's settle time; zero keeps its default.
 	// Only this package's tests set it, to make hot reload tests quicker.
@@ -70,6 +79,12 @@ func (c Config) WithCacheDir(dir string) Config { c.cacheDir = dir; return c }
 // WithTimeout sets the deadline of one tool call. It must be positive.
 func (c Config) WithTimeout(d time.Duration) Config { c.timeout = d; return c }
 
+// WithClientTimeout sets how long one call may wait, in total, for its
+// client to answer the guest's sampling and elicitation requests. That time
+// does not count against the call's timeout, which stops while the guest
+// waits (ABI.md section 5). It must be positive; the default is 10 minutes.
+func (c Config) WithClientTimeout(d time.Duration) Config { c.clientWait = d; return c }
+
 // WithMemoryLimit sets the most linear memory one instance may use, in
 // bytes. It is rounded down to whole 64 KiB pages and must be between one
 // page and 4 GiB.
@@ -93,6 +108,8 @@ func (c Config) validate() (pages uint32, err error) {
 	switch {
 	case c.timeout <= 0:
 		return 0, fmt.Errorf("config: timeout %v is not positive", c.timeout)
+	case c.clientWait < 0:
+		return 0, fmt.Errorf("config: client timeout %v is not positive", c.clientWait)
 	case c.memory < pageSize:
 		return 0, fmt.Errorf("config: memory limit of %d bytes is less than one 64 KiB page", c.memory)
 	case c.memory > maxMemory:

@@ -39,6 +39,25 @@ type CallRequest struct {
 	// Log, if set, receives the guest's log lines during this call (they
 	// also go to the Config's logger).
 	Log sandbox.LogFunc
+	// Progress, if set, receives the guest's progress reports: finite and
+	// strictly increasing; total is negative when unknown. Unset, the
+	// guest's reports are dropped.
+	Progress func(progress, total float64, msg string)
+	// Sample, if set, sends sampling/createMessage to the client and returns
+	// its result. Unset, or failing with an error wrapping
+	// sandbox.ErrNotSupported, the guest is told sampling is unsupported.
+	Sample sandbox.RequestFunc
+	// Elicit, if set, sends elicitation/create to the client, like Sample.
+	Elicit sandbox.RequestFunc
+}
+
+// hooks returns the sandbox's view of the request's client features, nil
+// when it has none.
+func (req CallRequest) hooks() *sandbox.CallHooks {
+	if req.Log == nil && req.Progress == nil && req.Sample == nil && req.Elicit == nil {
+		return nil
+	}
+	return &sandbox.CallHooks{Log: req.Log, Progress: req.Progress, Sample: req.Sample, Elicit: req.Elicit}
 }
 
 // Change is a difference in the tool set, delivered to Subscribe callbacks.
@@ -66,6 +85,11 @@ type Refusal struct {
 // ErrUnknownTool is returned by Call, wrapped with the name, for a tool that
 // is not served. The MCP adapter maps it to JSON-RPC error -32602.
 var ErrUnknownTool = registry.ErrUnknownTool
+
+// ErrNotSupported is wrapped by the error of a CallRequest's Sample or
+// Elicit function when the client does not support the request; the guest
+// is told the feature is unsupported (abi.StatusUnsupported).
+var ErrNotSupported = sandbox.ErrNotSupported
 
 // ErrClosed is returned by the methods of a Host after Close.
 var ErrClosed = errors.New("host closed")
@@ -129,7 +153,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	h.cache, claims = openCache(cfg.cacheDir, h.dir, h.log)
 	h.opts = plugin.Options{
 		Sandbox: sandbox.Options{
-			Limits: sandbox.Limits{MemoryPages: pages, Timeout: cfg.timeout, MaxOutput: uint32(cfg.maxOutput)},
+			Limits: sandbox.Limits{MemoryPages: pages, Timeout: cfg.timeout, ClientWait: cfg.clientWait, MaxOutput: uint32(cfg.maxOutput)},
 			Cache:  h.cache,
 			Logger: h.log,
 		},
@@ -204,7 +228,7 @@ func toTools(es []registry.Entry[*module]) []Tool {
 // non-nil only for an unknown tool (ErrUnknownTool) or a closed Host
 // (ErrClosed).
 func (h *Host) Call(ctx context.Context, req CallRequest) (*abi.Result, error) {
-	res, err := h.reg.Call(ctx, req.Tool, req.Arguments, req.Log)
+	res, err := h.reg.Call(ctx, req.Tool, req.Arguments, req.hooks())
 	if errors.Is(err, registry.ErrClosed) {
 		return nil, fmt.Errorf("call %s: %w", req.Tool, ErrClosed)
 	}

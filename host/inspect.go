@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/registry"
 	"github.com/wasmcp/wasmcp/host/watcher"
 )
@@ -34,6 +35,12 @@ type Report struct {
 	Loadable bool `json:"loadable"`
 	// Problem says why it does not, naming the file, the tool and the rule.
 	Problem string `json:"problem,omitempty"`
+	// Requested is the module's permissions request, Granted what the
+	// Config's policy grants of it (without variable values), Denied what
+	// it does not, in words such as "fs /data" or "clock".
+	Requested *abi.Permissions `json:"requested,omitempty"`
+	Granted   *abi.Permissions `json:"granted,omitempty"`
+	Denied    []string         `json:"denied,omitempty"`
 	// Refused are the collisions the module would be in if it were added
 	// to the Config's directory while a Host serves it: its tools that
 	// another module owns (File is this module), and the tools it owns that
@@ -69,13 +76,22 @@ func Inspect(ctx context.Context, cfg Config, path string) (*Report, error) {
 	defer h.Close(ctx)
 
 	r := &Report{Path: abs, SHA256: digest(wasm), Size: int64(len(wasm))}
-	p, err := plugin.Load(ctx, abs, wasm, h.opts)
+	// In locked-down mode the module is checked as serve would check it;
+	// a refusal is the report's problem.
+	if wasm, err = h.readModule(abs); err != nil {
+		r.Problem = err.Error()
+		return r, nil
+	}
+	r.SHA256, r.Size = digest(wasm), int64(len(wasm))
+	p, err := plugin.Load(ctx, abs, wasm, h.pluginOptions(abs))
 	if err != nil {
 		r.Problem = err.Error()
 		return r, nil
 	}
 	info := p.Info()
 	r.Loadable, r.Tools = true, p.Tools()
+	r.Requested, r.Granted = p.Requested(), policy.Summary(p.Granted())
+	_, r.Denied = h.cfg.policy.Grant(p.Name(), p.Requested())
 	r.ABIVersion, r.Imports, r.Exports = info.ABIVersion, info.Imports, info.Exports
 	h.open.Add(1)
 	target := &module{Plugin: p, open: &h.open}

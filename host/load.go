@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -201,7 +200,7 @@ func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot
 // load reads path and loads it, unless s already serves that content from
 // that path: then it returns nil, nil.
 func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot[*module]) (*module, error) {
-	wasm, err := os.ReadFile(path)
+	wasm, err := h.readModule(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
@@ -209,7 +208,7 @@ func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot[*modu
 		h.log.Debug("plugin unchanged; not reloaded", "file", path)
 		return nil, nil
 	}
-	p, err := plugin.Load(ctx, path, wasm, h.opts)
+	p, err := plugin.Load(ctx, path, wasm, h.pluginOptions(path))
 	if err != nil {
 		return nil, err
 	}

@@ -27,9 +27,11 @@ The exit status is 0 when the tool ran, also when its result is an error
 		var (
 			limits limitFlags
 			logs   logFlags
+			pol    policyFlags
 		)
 		limits.register(fs)
 		logs.register(fs, "info")
+		pol.register(fs)
 		return func(ctx context.Context, args []string) error {
 			if len(args) < 2 || len(args) > 3 {
 				return usageErrorf("want FILE.wasm TOOL [ARGUMENTS], got %d arguments", len(args))
@@ -46,6 +48,9 @@ The exit status is 0 when the tool ran, also when its result is an error
 			cfg, err := limits.config(host.NewConfig().WithLogger(logger))
 			if err != nil {
 				return usageError{err.Error()}
+			}
+			if cfg, _, err = pol.apply(cfg); err != nil {
+				return err
 			}
 			return call(ctx, cfg, path, tool, arguments)
 		}

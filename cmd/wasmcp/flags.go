@@ -16,11 +16,12 @@ import (
 // limitFlags are the engine settings shared by serve and call, so that a
 // local call runs under exactly the limits a served one would.
 type limitFlags struct {
-	timeout   time.Duration
-	memory    size
-	maxInput  size
-	maxOutput size
-	cacheDir  string
+	timeout    time.Duration
+	clientWait time.Duration
+	memory     size
+	maxInput   size
+	maxOutput  size
+	cacheDir   string
 	// cacheDirSet tells an explicit empty -cache-dir (no cache) from the
 	// host's default.
 	cacheDirSet bool
@@ -32,7 +33,9 @@ func (l *limitFlags) register(fs *flag.FlagSet) {
 	l.memory = 256 << 20
 	l.maxInput = 4 << 20
 	l.maxOutput = 4 << 20
-	fs.DurationVar(&l.timeout, "timeout", l.timeout, "deadline of one tool call")
+	fs.DurationVar(&l.timeout, "timeout", l.timeout, "deadline of one tool call (its own running time; waiting for the client does not count)")
+	l.clientWait = 10 * time.Minute
+	fs.DurationVar(&l.clientWait, "client-timeout", l.clientWait, "how long one tool call may wait in total for the client to answer sampling and elicitation requests")
 	fs.Var(&l.memory, "memory", "memory limit of one guest instance, a `size` such as 256MiB, 64MB or 1048576")
 	fs.Var(&l.maxInput, "max-input", "largest arguments document of a call, a `size`")
 	fs.Var(&l.maxOutput, "max-output", "largest result document a guest may return, a `size`")
@@ -48,6 +51,9 @@ func (l *limitFlags) config(cfg host.Config) (host.Config, error) {
 	if l.timeout <= 0 {
 		return cfg, fmt.Errorf("-timeout must be positive, got %s", l.timeout)
 	}
+	if l.clientWait <= 0 {
+		return cfg, fmt.Errorf("-client-timeout must be positive, got %s", l.clientWait)
+	}
 	if l.memory < 1<<16 {
 		return cfg, fmt.Errorf("-memory must be at least 64KiB (one WebAssembly page), got %s", l.memory)
 	}
@@ -60,6 +66,7 @@ func (l *limitFlags) config(cfg host.Config) (host.Config, error) {
 		}
 	}
 	cfg = cfg.WithTimeout(l.timeout).
+		WithClientTimeout(l.clientWait).
 		WithMemoryLimit(uint64(l.memory)).
 		WithMaxInput(int(l.maxInput)).
 		WithMaxOutput(int(l.maxOutput))

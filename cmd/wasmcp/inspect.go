@@ -29,11 +29,13 @@ The exit status is 1 when the module would not load.`,
 			asJSON  bool
 			limits  limitFlags
 			logFlag logFlags
+			pol     policyFlags
 		)
 		fs.StringVar(&dir, "dir", "", "served `directory` to check tool name collisions against")
 		fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 		limits.register(fs)
 		logFlag.register(fs, "warn")
+		pol.register(fs)
 		return func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("want one FILE.wasm, got %d arguments", len(args))
@@ -45,6 +47,9 @@ The exit status is 1 when the module would not load.`,
 			cfg, err := limits.config(host.NewConfig().WithDir(dir).WithLogger(logger))
 			if err != nil {
 				return usageError{err.Error()}
+			}
+			if cfg, _, err = pol.apply(cfg); err != nil {
+				return err
 			}
 			r, err := host.Inspect(ctx, cfg, args[0])
 			if err != nil {
@@ -99,6 +104,7 @@ func printReport(w io.Writer, r *host.Report, dir string) error {
 			printTool(&b, t)
 		}
 	}
+	printPermissions(&b, r)
 	printList(&b, "imports", r.Imports)
 	printList(&b, "exports", r.Exports)
 	if dir != "" && r.Loadable {

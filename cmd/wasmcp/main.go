@@ -31,6 +31,9 @@ Commands:
 	call     run one tool of a module locally and print its result
 	new      create a tool project in Go, C, Rust or AssemblyScript
 	version  print the versions of wasmcp, its ABI and its dependencies
+	lock     print a lock file pinning the modules of a directory (serve -lock)
+	keygen   make an Ed25519 key pair for signing modules
+	sign     sign modules for serve -trusted-keys
 	help     print this text, or "wasmcp help <command>" for one command
 
 Examples:
@@ -50,7 +53,7 @@ type command struct {
 	setup func(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 }
 
-var commands = []command{serveCmd, inspectCmd, callCmd, newCmd, versionCmd}
+var commands = []command{serveCmd, inspectCmd, callCmd, newCmd, versionCmd, lockCmd, keygenCmd, signCmd}
 
 // usageError is an error in how a command was invoked: the command's usage
 // text is printed after it, and the exit status is 2.

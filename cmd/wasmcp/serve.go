@@ -72,6 +72,7 @@ module is closed. The exit status is 0 for such a stop.`,
 			logs      logFlags
 			httpf     httpFlags
 			admission admissionFlags
+			pol       policyFlags
 		)
 		fs.StringVar(&dir, "dir", "", "`directory` of *.wasm modules to serve (required)")
 		fs.BoolVar(&noWatch, "no-watch", false, "do not reload modules when DIR changes")
@@ -79,6 +80,7 @@ module is closed. The exit status is 0 for such a stop.`,
 		logs.register(fs, "info")
 		httpf.register(fs)
 		admission.register(fs)
+		pol.register(fs)
 		return func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return usageErrorf("unexpected argument %q", args[0])
@@ -98,6 +100,9 @@ module is closed. The exit status is 0 for such a stop.`,
 			cfg, err := limits.config(host.NewConfig().WithDir(dir).WithLogger(logger))
 			if err != nil {
 				return usageError{err.Error()}
+			}
+			if cfg, _, err = pol.apply(cfg); err != nil {
+				return err
 			}
 			policy, err := admission.config(httpf.addr != "")
 			if err != nil {

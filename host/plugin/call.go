@@ -24,11 +24,12 @@ import (
 // StructuredContent "{}" when the tool gave none; it marshals with
 // encoding/json as an MCP CallToolResult.
 //
-// log, when not nil, receives the guest's log lines for this call.
+// hooks, when not nil, connect the call to its client (log lines, progress,
+// sampling, elicitation; see sandbox.CallHooks).
 //
 // The error is non-nil only for an unknown tool (ErrUnknownTool) or a closed
 // plugin (ErrClosed).
-func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, log sandbox.LogFunc) (*abi.Result, error) {
+func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, hooks *sandbox.CallHooks) (*abi.Result, error) {
 	if !p.enter() {
 		return nil, ErrClosed
 	}
@@ -53,7 +54,7 @@ func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, lo
 	}
 
 	var res abi.Result
-	err := p.mod.CallRead(ctx, name, args, log, func(doc []byte) error { return decodeResult(doc, &res) })
+	err := p.mod.CallRead(ctx, name, args, hooks, func(doc []byte) error { return decodeResult(doc, &res) })
 	if errors.Is(err, sandbox.ErrClosed) {
 		return nil, ErrClosed
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/sandbox"
 )
 
 // marshal is how a client sees a result: encoding/json of abi.Result.
@@ -73,6 +74,10 @@ func TestCall(t *testing.T) {
 			"invalid arguments for tool strict: at (root): additional properties 'm' not allowed")},
 		{"arguments not an object", "strict", `[1]`, errorJSON("invalid arguments for tool strict: at (root): got array, want object")},
 		{"arguments not JSON", "strict", `{"n":`, errorJSON("invalid arguments for tool strict: not valid JSON: unexpected EOF")},
+		// The schema validator would see the last "n", the guest might read
+		// the first: neither reaches the guest.
+		{"duplicate argument", "strict", `{"n":"1","n":1}`, errorJSON(`invalid arguments for tool strict: duplicate key "n" at (root)`)},
+		{"nested duplicate argument", "echo", `{"a":[{"b":1,"b":2}]}`, errorJSON(`invalid arguments for tool echo: duplicate key "b" at /a/0`)},
 		{"arguments not UTF-8", "strict", "{\"n\":\"\xff\"}", errorJSON("invalid arguments for tool strict: not valid UTF-8")},
 		{"arguments too large", "echo", `{"s":"` + strings.Repeat("x", 100) + `"}`, errorJSON(
 			"invalid arguments for tool echo: 108 bytes, over the limit of 100 bytes")},
@@ -109,9 +114,9 @@ func TestCallTimeout(t *testing.T) {
 func TestCallLog(t *testing.T) {
 	p := load(t, "tools", testOptions())
 	var lines []string
-	_, err := p.Call(testContext(t), "echo", nil, func(l abi.LogLevel, msg string) {
+	_, err := p.Call(testContext(t), "echo", nil, logHooks(func(l abi.LogLevel, msg string) {
 		lines = append(lines, l.String()+" "+msg)
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +136,7 @@ func TestCallUnknownTool(t *testing.T) {
 func TestCallCanceled(t *testing.T) {
 	p := load(t, "tools", testOptions())
 	ctx, cancel := context.WithCancel(testContext(t))
-	res, err := p.Call(ctx, "loop", nil, func(abi.LogLevel, string) { cancel() })
+	res, err := p.Call(ctx, "loop", nil, logHooks(func(abi.LogLevel, string) { cancel() }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,10 +175,10 @@ func TestCloseDrains(t *testing.T) {
 	go func() {
 		defer close(called)
 		// The guest logs, and stays in the call until release.
-		res, callErr = p.Call(ctx, "echo", json.RawMessage(`{"in":"flight"}`), func(abi.LogLevel, string) {
+		res, callErr = p.Call(ctx, "echo", json.RawMessage(`{"in":"flight"}`), logHooks(func(abi.LogLevel, string) {
 			close(entered)
 			<-release
-		})
+		}))
 	}()
 	<-entered
 
@@ -218,7 +223,7 @@ func TestCloseGivesUp(t *testing.T) {
 	entered := make(chan struct{})
 	callErr := make(chan error, 1)
 	go func() {
-		_, err := p.Call(testContext(t), "loop", nil, func(abi.LogLevel, string) { close(entered) })
+		_, err := p.Call(testContext(t), "loop", nil, logHooks(func(abi.LogLevel, string) { close(entered) }))
 		callErr <- err
 	}()
 	<-entered
@@ -243,5 +248,35 @@ func BenchmarkCall(b *testing.B) {
 		if err != nil || res.IsError {
 			b.Fatal(res, err)
 		}
+	}
+}
+
+// logHooks are call hooks with only a log function.
+func logHooks(log sandbox.LogFunc) *sandbox.CallHooks { return &sandbox.CallHooks{Log: log} }
+
+// A call's hooks reach the guest: its progress report and its sampling
+// request, whose reply (a Result document) the guest returns as its result.
+func TestCallHooks(t *testing.T) {
+	p := load(t, "client", testOptions())
+	var progress []string
+	var sent string
+	hooks := &sandbox.CallHooks{
+		Progress: func(p, total float64, msg string) {
+			progress = append(progress, fmt.Sprintf("%v %v %s", p, total, msg))
+		},
+		Sample: func(_ context.Context, params json.RawMessage) (json.RawMessage, error) {
+			sent = string(params)
+			return json.RawMessage(`{"content":[{"type":"text","text":"from the client"}]}`), nil
+		},
+	}
+	res, err := p.Call(testContext(t), "ask", json.RawMessage(`{"messages":[]}`), hooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := marshal(t, res), `{"content":[{"type":"text","text":"from the client"}],"structuredContent":{}}`; got != want {
+		t.Errorf("result %s, want %s", got, want)
+	}
+	if sent != `{"messages":[]}` || len(progress) != 1 || progress[0] != "1 2 half" {
+		t.Errorf("sample params %q, progress %q", sent, progress)
 	}
 }

@@ -22,7 +22,10 @@ func (p *Plugin) define(doc []byte) error {
 	if len(d.Tools) > abi.MaxTools {
 		return fmt.Errorf("describe document: %d tools, more than the %d allowed", len(d.Tools), abi.MaxTools)
 	}
-	p.tools = d.Tools
+	if err := validatePermissions(d.Permissions); err != nil {
+		return fmt.Errorf("describe document: permissions: %w", err)
+	}
+	p.tools, p.requested = d.Tools, d.Permissions
 	p.byName = make(map[string]*tool, len(d.Tools))
 	for i, def := range d.Tools {
 		t, err := compileTool(def)

@@ -294,8 +294,8 @@ var lowercase = regexp.MustCompile(`^[a-z]+$`)
 // validArgs reports whether args are accepted by Call with argsMaxInput
 // and the inputSchema of testdata/args.wat, whose rules it spells out by
 // hand. Absent arguments are {}, which lacks the required "name". Numbers
-// with an exponent beyond ±400 are refused whatever the schema (package
-// schema).
+// with an exponent beyond ±400 and objects that repeat a name are refused
+// whatever the schema (package schema).
 func validArgs(args []byte) bool {
 	if len(args) > argsMaxInput || !utf8.Valid(args) || !json.Valid(args) {
 		return false
@@ -303,7 +303,7 @@ func validArgs(args []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
 	var v any
-	if dec.Decode(&v) != nil || hugeExponent(v) {
+	if dec.Decode(&v) != nil || hugeExponent(v) || repeatsName(args) {
 		return false
 	}
 	obj, ok := v.(map[string]any)

@@ -41,6 +41,9 @@ type Options struct {
 	// MaxInput is the largest arguments document, in bytes. Zero or less
 	// means DefaultMaxInput.
 	MaxInput int
+	// Permit, when set, decides what the module's permissions request gets
+	// (see permissions.go). Nil grants nothing.
+	Permit PermitFunc
 }
 
 // Plugin is a loaded module and its tools. Its methods are safe for
@@ -52,6 +55,8 @@ type Plugin struct {
 	byName          map[string]*tool
 	maxInput        int
 	logger          *slog.Logger
+	requested       *abi.Permissions
+	granted         sandbox.Grants
 
 	mu       sync.Mutex
 	inflight int           // calls running; guarded by mu
@@ -98,6 +103,9 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 	doc, err := mod.Describe(ctx)
 	if err == nil {
 		err = p.define(doc)
+	}
+	if err == nil {
+		err = p.permit(ctx, opts.Permit)
 	}
 	if err != nil {
 		_ = mod.Close(ctx)

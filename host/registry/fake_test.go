@@ -43,7 +43,7 @@ func (f *fake) Name() string      { return f.name }
 func (f *fake) Path() string      { return "/plugins/" + f.name + ".wasm" }
 func (f *fake) Tools() []abi.Tool { return f.tools }
 
-func (f *fake) Call(ctx context.Context, tool string, args json.RawMessage, log sandbox.LogFunc) (*abi.Result, error) {
+func (f *fake) Call(ctx context.Context, tool string, args json.RawMessage, hooks *sandbox.CallHooks) (*abi.Result, error) {
 	if f.beforeCall != nil {
 		f.beforeCall()
 	}

@@ -59,12 +59,6 @@ var requiredExports = []struct {
 // initializeSig is the signature of the optional _initialize export.
 var initializeSig = signature{}
 
-// reservedImports are wasmcp host functions that ABI.md reserves but this
-// host does not provide yet.
-var reservedImports = []string{
-	abi.ImportProgress, abi.ImportCancelled, abi.ImportSample, abi.ImportElicit, abi.ImportReadReply,
-}
-
 // checkImports refuses every import the sandbox does not provide, naming it.
 // hosts maps a host module name to the functions it exports.
 func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]api.FunctionDefinition) error {
@@ -79,9 +73,6 @@ func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]ap
 		}
 		want, ok := fns[name]
 		switch {
-		case !ok && mod == abi.ImportModule && slices.Contains(reservedImports, name):
-			errs = append(errs, fmt.Errorf("import %s.%s: this host does not provide %s yet (reserved by ABI version %d)",
-				mod, name, name, abi.Version))
 		case !ok:
 			errs = append(errs, fmt.Errorf("import %s.%s: no such function in %s", mod, name, mod))
 		case !sigOf(def).equal(sigOf(want)):

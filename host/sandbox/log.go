@@ -12,15 +12,21 @@ import (
 )
 
 // instantiateHost instantiates the "wasmcp" host module in the module's
-// runtime. Only the functions it exports may be imported; the reserved names
-// of ABI.md section 5 are refused by checkImports until they exist here.
+// runtime: log and the client functions of ABI.md section 5 (client.go).
+// Only the functions it exports may be imported.
 func (m *Module) instantiateHost(ctx context.Context) (api.Module, error) {
-	return m.rt.NewHostModuleBuilder(abi.ImportModule).
+	b := m.rt.NewHostModuleBuilder(abi.ImportModule).
 		NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(m.log), []api.ValueType{i32, i32, i32}, nil).
 		WithParameterNames("level", "msg_ptr", "msg_len").
-		Export(abi.ImportLog).
-		Instantiate(ctx)
+		Export(abi.ImportLog)
+	for _, f := range m.clientFunctions() {
+		b = b.NewFunctionBuilder().
+			WithGoModuleFunction(f.fn, f.params, f.results).
+			WithParameterNames(f.names...).
+			Export(f.name)
+	}
+	return b.Instantiate(ctx)
 }
 
 // log implements wasmcp.log: (level, msg_ptr, msg_len) -> (). The message is
@@ -40,18 +46,24 @@ func (m *Module) log(ctx context.Context, mod api.Module, stack []uint64) {
 	if n > abi.MaxLogSize {
 		buf = trimPartialRune(buf)
 	}
+	if in := instanceFrom(ctx); in != nil {
+		if ok, first := in.state.logs.allow(len(buf)); !ok {
+			if first {
+				m.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "guest log lines dropped: over the limit of one call",
+					slog.String("plugin", m.name), slog.String("tool", in.state.tool),
+					slog.Int("max_lines", MaxLogLines), slog.Int("max_bytes", MaxLogBytes))
+			}
+			return
+		}
+	}
 	msg := string(buf) // copies: the guest may reuse its memory at once
 
-	var state callState
-	if in := instanceFrom(ctx); in != nil {
-		state = in.state
-	}
-	if state.log != nil {
-		state.log(level, msg)
-	}
 	attrs := []slog.Attr{slog.String("plugin", m.name)}
-	if state.tool != "" {
-		attrs = append(attrs, slog.String("tool", state.tool))
+	if st := stateFrom(ctx); st != nil {
+		if st.hooks != nil && st.hooks.Log != nil {
+			st.hooks.Log(level, msg)
+		}
+		attrs = append(attrs, slog.String("tool", st.tool))
 	}
 	m.opts.Logger.LogAttrs(ctx, slogLevel(level), msg, attrs...)
 }

@@ -37,14 +37,21 @@ type Module struct {
 // "wasmcp" host module, compiles wasm, checks its imports and exports against
 // ABI.md, instantiates a first instance (running _initialize) and checks that
 // wasmcp_abi_version returns abi.Version. A binary whose counts promise more
-// than its bytes hold, or whose tables start with more than 10 million
-// elements, is refused before wazero decodes it. name identifies the module
-// in errors and logs.
+// than its bytes hold, whose tables start with more than 10 million
+// elements, or that imports a table, is refused before wazero decodes it;
+// its tables are given maxima that keep them within 10 million elements in
+// all, so that a table.grow beyond returns -1 to the guest. name identifies
+// the module in errors and logs.
 func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Module, error) {
 	opts = opts.withDefaults()
 	cfg := wazero.NewRuntimeConfig().
 		// The only way to stop a guest stuck in a loop at the deadline.
-		WithCloseOnContextDone(true)
+		WithCloseOnContextDone(true).
+		// DWARF sections are the guest's, untrusted: with debug info on,
+		// wazero parses them and, on every trap, reads a whole line table
+		// under a lock held across the module's instances, to add source
+		// lines to a stack trace that trapMessage drops anyway.
+		WithDebugInfoEnabled(false)
 	// The memory limit is not set here with WithMemoryLimitPages: wazero
 	// refuses a grow past that limit without telling anyone, so a trap after a
 	// failed grow would be indistinguishable from any other trap. Instead each
@@ -75,9 +82,10 @@ func (m *Module) compile(ctx context.Context, wasm []byte) error {
 	}
 
 	// wazero allocates by the counts in the binary before it reads what
-	// they count, and a table's initial size when it instantiates: a dozen
-	// bytes could exhaust the host's memory.
-	if err := bounds.Check(wasm); err != nil {
+	// they count, a table's initial size when it instantiates, and whatever
+	// table.grow asks up to the table's maximum: a dozen bytes could exhaust
+	// the host's memory. Check refuses the first two and caps the maxima.
+	if wasm, err = bounds.Check(wasm); err != nil {
 		return fmt.Errorf("invalid or oversized module: %w", err)
 	}
 	if m.compiled, err = m.rt.CompileModule(ctx, wasm); err != nil {
@@ -138,12 +146,13 @@ func (m *Module) Describe(ctx context.Context) ([]byte, error) {
 
 // Call runs tool with the arguments JSON args in a pooled instance, under
 // the deadline of Limits.Timeout, and returns a copy of the result document.
-// log, when not nil, receives the guest's log lines for this call; they also
-// go to Options.Logger. An error wraps one of the Err values of this package;
-// whatever the error, the instance that produced it is closed, never reused.
-func (m *Module) Call(ctx context.Context, tool string, args []byte, log LogFunc) ([]byte, error) {
+// hooks, when not nil, connect the call to its client: log lines (which also
+// go to Options.Logger), progress, sampling and elicitation. An error wraps
+// one of the Err values of this package; whatever the error, the instance
+// that produced it is closed, never reused.
+func (m *Module) Call(ctx context.Context, tool string, args []byte, hooks *CallHooks) ([]byte, error) {
 	var out []byte
-	err := m.CallRead(ctx, tool, args, log, func(result []byte) error {
+	err := m.CallRead(ctx, tool, args, hooks, func(result []byte) error {
 		out = bytes.Clone(result)
 		return nil
 	})
@@ -155,12 +164,12 @@ func (m *Module) Call(ctx context.Context, tool string, args []byte, log LogFunc
 // the instance can serve another call. If read returns an error, the result
 // is a guest error (ABI.md section 3): the instance is closed and CallRead
 // returns an error wrapping both ErrMalformed and read's error.
-func (m *Module) CallRead(ctx context.Context, tool string, args []byte, log LogFunc, read func(result []byte) error) error {
+func (m *Module) CallRead(ctx context.Context, tool string, args []byte, hooks *CallHooks, read func(result []byte) error) error {
 	size := uint64(len(tool)) + uint64(len(args))
 	if size > math.MaxUint32 {
 		return fmt.Errorf("%w: %d bytes of name and arguments do not fit a 32-bit memory", ErrMemory, size)
 	}
-	return m.run(ctx, callState{tool, log}, func(ctx context.Context, in *instance) error {
+	return m.run(ctx, callState{tool: tool, hooks: hooks, waitLeft: m.opts.Limits.ClientWait}, func(ctx context.Context, in *instance) error {
 		stack := in.stack[:4]
 		stack[0] = api.EncodeU32(uint32(size))
 		if err := in.allocFn.CallWithStack(ctx, stack); err != nil {
@@ -193,10 +202,12 @@ func (m *Module) CallRead(ctx context.Context, tool string, args []byte, log Log
 }
 
 // run runs fn in an instance taken from the pool, under the call deadline,
-// and returns the instance to the pool only if fn succeeded.
+// and returns the instance to the pool only if fn succeeded. The deadline is
+// a budget that the host functions asking the client pause (budget.go).
 func (m *Module) run(ctx context.Context, call callState, fn func(context.Context, *instance) error) error {
-	callCtx, cancel := context.WithTimeout(ctx, m.opts.Limits.Timeout)
-	defer cancel()
+	callCtx := newBudget(ctx, m.opts.Limits.Timeout)
+	defer callCtx.release()
+	call.budget = callCtx
 	in, err := m.get(callCtx)
 	if err != nil {
 		return m.classify(ctx, callCtx, in, err)
@@ -205,6 +216,11 @@ func (m *Module) run(ctx context.Context, call callState, fn func(context.Contex
 	in.state = call
 	err = fn(withInstance(callCtx, in), in)
 	in.state = callState{}
+	if err == nil && ctx.Err() != nil {
+		// Cancelled while the guest finished: wazero may be closing the
+		// instance, and nobody waits for the result any more.
+		err = ctx.Err()
+	}
 	if err != nil {
 		err = m.classify(ctx, callCtx, in, err)
 		_ = in.mod.Close(ctx)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"time"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -22,9 +23,21 @@ type instance struct {
 }
 
 // callState is what host functions need to know about the call they serve.
+// Only the goroutine running the call touches it.
 type callState struct {
-	tool string
-	log  LogFunc
+	tool  string
+	hooks *CallHooks
+	// budget is the call's context, paused while the client is asked.
+	budget *budget
+	// waitLeft is what remains of Limits.ClientWait for this call.
+	waitLeft time.Duration
+	// reply is the last sample or elicit reply, for read_reply.
+	reply []byte
+	// lastProgress is the last progress value reported, if reported.
+	lastProgress float64
+	reported     bool
+	// logs counts the lines logged, against MaxLogLines and MaxLogBytes.
+	logs logCount
 }
 
 // instanceKey is the context key under which host functions find the
@@ -81,7 +94,7 @@ func (m *Module) instantiate(ctx context.Context) (*instance, error) {
 			in.memory = &limitedMemory{limit: uint64(m.opts.Limits.MemoryPages) * pageSize}
 			return in.memory
 		}))
-	mod, err := m.rt.InstantiateModule(ctx, m.compiled, m.config)
+	mod, err := m.rt.InstantiateModule(ctx, m.compiled, m.moduleConfigNow())
 	if err != nil {
 		if in.memory == nil {
 			return nil, err

@@ -50,6 +50,12 @@ type Limits struct {
 	// fresh instance when the pool is empty. A guest stuck in a loop is
 	// stopped when it passes. Zero means DefaultTimeout.
 	Timeout time.Duration
+	// ClientWait is the most time one call may spend, in total, waiting for
+	// its client to answer sample and elicit requests. That time does not
+	// count against Timeout (the call's clock stops while it waits); when
+	// ClientWait runs out the pending request gets abi.StatusTimeout. Zero
+	// means DefaultClientWait.
+	ClientWait time.Duration
 	// MaxOutput is the largest result document, in bytes, read back from a
 	// call. Zero means DefaultMaxOutput. The describe document is bounded by
 	// abi.MaxDescribeSize instead, because ABI.md fixes that limit for every
@@ -83,6 +89,9 @@ func (o Options) withDefaults() Options {
 	if o.Limits.Timeout <= 0 {
 		o.Limits.Timeout = DefaultTimeout
 	}
+	if o.Limits.ClientWait <= 0 {
+		o.Limits.ClientWait = DefaultClientWait
+	}
 	if o.Limits.MaxOutput == 0 {
 		o.Limits.MaxOutput = DefaultMaxOutput
 	}
@@ -98,7 +107,7 @@ func (o Options) withDefaults() Options {
 // moduleConfig is the sandbox every instance runs in. wazero's defaults are
 // the policy of ABI.md section 6: no arguments, environment or mounts, fake
 // clocks and random, stdin empty, stdout and stderr discarded. Operator-granted
-// mounts and environment variables, when they exist, are added here.
+// capabilities are added to it by Grants.configure (grants.go, SetGrants).
 func (o Options) moduleConfig() wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		// Anonymous instances: many instances of one module share a runtime,

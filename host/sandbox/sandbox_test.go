@@ -170,7 +170,7 @@ func TestCanceled(t *testing.T) {
 	m := compile(t, "guest", sandbox.Options{})
 	ctx, cancel := context.WithCancel(testContext(t))
 	// The guest logs, then loops: cancel from inside the call.
-	_, err := m.Call(ctx, "spin", nil, func(abi.LogLevel, string) { cancel() })
+	_, err := m.Call(ctx, "spin", nil, &sandbox.CallHooks{Log: func(abi.LogLevel, string) { cancel() }})
 	if !errors.Is(err, sandbox.ErrCanceled) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want ErrCanceled", err)
 	}
@@ -273,9 +273,9 @@ func TestLog(t *testing.T) {
 		msg   string
 	}
 	var got []line
-	_, err := m.Call(testContext(t), "log", []byte(`"hello from the guest"`), func(l abi.LogLevel, msg string) {
+	_, err := m.Call(testContext(t), "log", []byte(`"hello from the guest"`), &sandbox.CallHooks{Log: func(l abi.LogLevel, msg string) {
 		got = append(got, line{l, msg})
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestLog(t *testing.T) {
 func TestLogTruncated(t *testing.T) {
 	m := compile(t, "guest", sandbox.Options{})
 	var msg string
-	if _, err := m.Call(testContext(t), "big", []byte(`{}`), func(_ abi.LogLevel, s string) { msg = s }); err != nil {
+	if _, err := m.Call(testContext(t), "big", []byte(`{}`), &sandbox.CallHooks{Log: func(_ abi.LogLevel, s string) { msg = s }}); err != nil {
 		t.Fatal(err)
 	}
 	// 64 KiB, less the first byte of an "é" that straddles the cut.
@@ -320,7 +320,7 @@ func TestCompileErrors(t *testing.T) {
 			"missing export memory",
 		}},
 		{"env", []string{`import env.now: module "env" is not provided (only wasmcp and wasi_snapshot_preview1 are)`}},
-		{"reserved", []string{"import wasmcp.progress: this host does not provide progress yet (reserved by ABI version 1)"}},
+		{"reserved", []string{"import wasmcp.progress: signature (f32, f32, i32, i32) -> (), want (f64, f64, i32, i32) -> ()"}},
 		{"imports", []string{
 			"import wasmcp.shout: no such function in wasmcp",
 			"import wasmcp.log: signature (i32, i32) -> (), want (i32, i32, i32) -> ()",

@@ -1,10 +1,8 @@
 package schema
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -17,42 +15,31 @@ import (
 // float64 (about 1e308) do not survive most JSON decoders anyway.
 const maxExponent = 400
 
-// checkNumbers refuses a number of v, a document decoded with UseNumber,
-// whose exponent is beyond ±maxExponent. at is the JSON Pointer of v. It
-// visits object members in key order so that the same document always gets
-// the same message.
-func checkNumbers(v any, at string) error {
-	switch v := v.(type) {
-	case json.Number:
-		s := string(v)
-		if i := strings.IndexAny(s, "eE"); i >= 0 {
-			exp, err := strconv.Atoi(s[i+1:])
-			if err != nil || exp < -maxExponent || exp > maxExponent {
-				if len(s) > 32 {
-					s = s[:32] + "..."
-				}
-				return fmt.Errorf("at %s: number %s is out of range (exponent beyond ±%d)", pointer(at), s, maxExponent)
-			}
-		}
-	case []any:
-		for i, e := range v {
-			if err := checkNumbers(e, at+"/"+strconv.Itoa(i)); err != nil {
-				return err
-			}
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if err := checkNumbers(v[k], at+"/"+escapePointer(k)); err != nil {
-				return err
-			}
+// checkNumber refuses a number, as its JSON text n, whose exponent is
+// beyond ±maxExponent.
+func checkNumber(n []byte) error {
+	i := bytes.IndexAny(n, "eE")
+	if i < 0 {
+		return nil
+	}
+	digits := n[i+1:]
+	if len(digits) > 0 && (digits[0] == '+' || digits[0] == '-') {
+		digits = digits[1:]
+	}
+	exp := 0
+	for _, d := range digits {
+		if exp = 10*exp + int(d-'0'); exp > maxExponent {
+			break
 		}
 	}
-	return nil
+	if exp <= maxExponent {
+		return nil
+	}
+	s := string(n)
+	if len(s) > 32 {
+		s = s[:32] + "..."
+	}
+	return fmt.Errorf("number %s is out of range (exponent beyond ±%d)", s, maxExponent)
 }
 
 // escapePointer escapes a key as a JSON Pointer reference token (RFC 6901).

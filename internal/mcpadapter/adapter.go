@@ -129,7 +129,9 @@ func (a *Adapter) Close() { a.cancel() }
 // transport) until the client closes r, or ctx is done. A client that hangs
 // up is a normal end and returns nil.
 func (a *Adapter) Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	t := &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: a.lineLimit()}
+	// No response to a cancelled request (cancel.go).
+	f := newCancelFilter()
+	t := &mcp.IOTransport{Reader: f.reader(r), Writer: f.writer(w), MaxLineLength: a.lineLimit()}
 	return a.serve(ctx, t)
 }
 
@@ -254,11 +256,13 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 	}
 	defer release()
 
-	res, err = a.host.Call(ctx, host.CallRequest{
+	creq := host.CallRequest{
 		Tool:      name,
 		Arguments: req.Params.Arguments,
 		Log:       a.clientLog(ctx, req.Session, name, reg.plugin),
-	})
+	}
+	a.clientFeatures(ctx, req, &creq) // progress, sampling, elicitation (client.go)
+	res, err = a.host.Call(ctx, creq)
 	if errors.Is(err, host.ErrUnknownTool) {
 		// The tool went away between the SDK's lookup and the host call (a
 		// reload): answer as the SDK does for a name it never knew.

@@ -28,7 +28,12 @@ func TestWasmDirectivesMatchABI(t *testing.T) {
 		abi.ExportCall:     "(i32, i32, i32, i32) -> (i64)",
 	}
 	wantImports := map[string]string{
-		abi.ImportModule + "." + abi.ImportLog: "(i32, i32, i32) -> ()",
+		abi.ImportModule + "." + abi.ImportLog:       "(i32, i32, i32) -> ()",
+		abi.ImportModule + "." + abi.ImportProgress:  "(f64, f64, i32, i32) -> ()",
+		abi.ImportModule + "." + abi.ImportCancelled: "() -> (i32)",
+		abi.ImportModule + "." + abi.ImportSample:    "(i32, i32) -> (i64)",
+		abi.ImportModule + "." + abi.ImportElicit:    "(i32, i32) -> (i64)",
+		abi.ImportModule + "." + abi.ImportReadReply: "(i32, i32) -> (i32)",
 	}
 	gotExports := map[string]string{}
 	gotImports := map[string]string{}
@@ -100,6 +105,8 @@ func wasmTypes(t *testing.T, expr ast.Expr) []string {
 		return []string{"i32"}
 	case "int64", "uint64":
 		return []string{"i64"}
+	case "float64":
+		return []string{"f64"}
 	case "string":
 		return []string{"i32", "i32"}
 	}

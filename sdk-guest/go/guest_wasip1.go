@@ -18,8 +18,49 @@ import (
 //go:wasmimport wasmcp log
 func hostLog(level uint32, msg string)
 
+//go:wasmimport wasmcp progress
+func hostProgress(progress, total float64, msg string)
+
+//go:wasmimport wasmcp cancelled
+func hostCancelled() uint32
+
+//go:wasmimport wasmcp sample
+func hostSample(req string) uint64
+
+//go:wasmimport wasmcp elicit
+func hostElicit(req string) uint64
+
+//go:wasmimport wasmcp read_reply
+func hostReadReply(dst unsafe.Pointer, n uint32) uint32
+
 func init() {
 	guest.LogSink = func(level abi.LogLevel, msg string) { hostLog(uint32(level), msg) }
+	guest.Client = hostClient{}
+}
+
+// hostClient reaches the client features through the host's imports.
+type hostClient struct{}
+
+func (hostClient) Progress(progress, total float64, msg string) { hostProgress(progress, total, msg) }
+
+func (hostClient) Cancelled() bool { return hostCancelled() != 0 }
+
+func (hostClient) Request(elicit bool, params []byte) (abi.ReplyStatus, []byte) {
+	// The host copies the request before it returns, so a string view of
+	// params is safe.
+	req := unsafe.String(unsafe.SliceData(params), len(params))
+	var v uint64
+	if elicit {
+		v = hostElicit(req)
+	} else {
+		v = hostSample(req)
+	}
+	status, n := abi.UnpackReply(v)
+	reply := make([]byte, n)
+	if n > 0 {
+		reply = reply[:hostReadReply(unsafe.Pointer(unsafe.SliceData(reply)), n)]
+	}
+	return status, reply
 }
 
 const (

@@ -1,6 +1,6 @@
 // Package bounds checks, before wazero decodes a module, that every count
 // and length in the module's binary fits in the bytes that follow it, and
-// that the module's tables start small.
+// that the module's tables start small and cannot grow large.
 //
 // wazero's decoder (v1.12) allocates what a count or a length says before it
 // reads the elements: a vector of 2^32 exports, a name of 4 GiB, 2^32 locals.
@@ -10,7 +10,9 @@
 // before any of that happens, so that what wazero allocates while decoding
 // stays within a small multiple of the module's size. Tables are allocated
 // when a module is instantiated, 8 bytes an element, and five bytes ask for
-// 2^27 elements: Check also bounds their initial sizes.
+// 2^27 elements: Check also bounds their initial sizes. They grow at run time
+// by whatever table.grow asks, up to their declared maximum and with no
+// limit of wazero's own, so Check gives every table a maximum (tables.go).
 //
 // Check follows the binary format of the features wazero enables by default
 // (WebAssembly 2.0: bulk memory, multi-value, reference types, SIMD, ...).
@@ -31,8 +33,9 @@ const (
 	// cost wazero's decoder 8 bytes each and its compiler more, while two
 	// bytes of a module declare 2^32 of them.
 	MaxFunctionLocals = 50000
-	// MaxTableElements is the most elements the tables of a module may have
-	// when it is instantiated, all tables together (80 MB).
+	// MaxTableElements is the most elements the tables of a module may have,
+	// all tables together (80 MB): when it is instantiated, and after any
+	// table.grow.
 	MaxTableElements = 10_000_000
 )
 
@@ -64,11 +67,19 @@ const header = "\x00asm\x01\x00\x00\x00"
 // that could hold what it counts, if a function declares more than
 // MaxFunctionLocals locals, if the module declares in all more locals than
 // it has bytes plus MaxFunctionLocals, if its tables start with more than
-// MaxTableElements elements, or if a part of the binary cannot be read. A module that does not start like a WebAssembly binary is left to
-// wazero to refuse.
-func Check(wasm []byte) error {
+// MaxTableElements elements, if it imports a table, or if a part of the
+// binary cannot be read.
+//
+// Otherwise it returns the module to compile: wasm itself when the maxima
+// its tables declare add up to at most MaxTableElements, else a copy whose
+// table section lowers them, or sets them where none is declared, so that
+// they do (see tableMaxima). wasm is never modified. A table.grow past its
+// table's maximum returns -1 to the guest, as the specification allows. A
+// module that does not start like a WebAssembly binary is returned as it is,
+// for wazero to refuse.
+func Check(wasm []byte) ([]byte, error) {
 	if len(wasm) < len(header) || string(wasm[:len(header)]) != header {
-		return nil // wazero refuses it before allocating anything
+		return wasm, nil // wazero refuses it before allocating anything
 	}
 	c := checker{
 		r:           reader{b: wasm, pos: len(header), end: len(wasm)},
@@ -79,21 +90,24 @@ func Check(wasm []byte) error {
 		start := c.r.pos
 		id, err := c.r.byte()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		size, err := c.r.u32()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		body, err := c.r.sub(uint64(size))
-		if err != nil {
-			return fmt.Errorf("%s at offset %d: %w", sectionName(id), start, err)
+		if err == nil && id == sectionTable {
+			err = c.tableSection(start, body)
 		}
-		if err := c.section(id, &body); err != nil {
-			return fmt.Errorf("%s at offset %d: %w", sectionName(id), start, err)
+		if err == nil {
+			err = c.section(id, &body)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s at offset %d: %w", sectionName(id), start, err)
 		}
 	}
-	return nil
+	return c.capTables(), nil
 }
 
 func sectionName(id byte) string {
@@ -114,6 +128,10 @@ type checker struct {
 	// tableBudget is how many more elements the module's tables may start
 	// with.
 	tableBudget uint64
+	// tables are the limits of the tables the table section declares, in
+	// order, and table is where that section lies.
+	tables []limitsType
+	table  *span
 }
 
 // section checks the body of one section. Sections whose elements wazero
@@ -221,12 +239,18 @@ func nameAssoc(r *reader) error {
 	return err
 }
 
-// importEntry is a module name, a name and a description.
+// importEntry is a module name, a name and a description. A table import
+// is refused: no host module of the sandbox exports a table, so that the
+// module could not be instantiated anyway, and the maximum of an imported
+// table is its exporter's, out of Check's reach.
 func importEntry(r *reader) error {
-	for range 2 {
-		if _, err := r.name(); err != nil {
-			return err
-		}
+	mod, err := r.name()
+	if err != nil {
+		return err
+	}
+	name, err := r.name()
+	if err != nil {
+		return err
 	}
 	kind, err := r.byte()
 	if err != nil {
@@ -235,8 +259,10 @@ func importEntry(r *reader) error {
 	switch kind {
 	case 0: // function: type index
 		_, err = r.u32()
-	case 1: // imported tables are not offered: instantiation fails
-		_, err = tableType(r)
+	case 1:
+		if _, err = tableType(r); err == nil {
+			err = fmt.Errorf("import %s.%s: table imports are not provided", mod, name)
+		}
 	case 2:
 		_, err = limits(r)
 	case 3:
@@ -347,16 +373,18 @@ func (c *checker) codeEntry(r *reader) error {
 	return nil
 }
 
-// tableEntry is a table type, whose initial size it bounds.
+// tableEntry is a table type, whose initial size it bounds and whose
+// limits it records for capTables.
 func (c *checker) tableEntry(r *reader) error {
-	min, err := tableType(r)
+	l, err := tableType(r)
 	if err != nil {
 		return err
 	}
-	if uint64(min) > c.tableBudget {
+	if uint64(l.min) > c.tableBudget {
 		return fmt.Errorf("tables of more than %d elements in all", MaxTableElements)
 	}
-	c.tableBudget -= uint64(min)
+	c.tableBudget -= uint64(l.min)
+	c.tables = append(c.tables, l)
 	return nil
 }
 

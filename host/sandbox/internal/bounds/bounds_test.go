@@ -94,6 +94,9 @@ func TestCheckRefuses(t *testing.T) {
 		{"initialized table", module(section(4, uleb(1), []byte{0x40, 0, 0x64, 0x70, 0}, uleb(1<<27), []byte{0xd2, 0, 0x0b})),
 			"entry 0: tables of more than 10000000 elements in all"},
 		{"import name", module(section(2, uleb(1), huge, []byte("env"))), "import section at offset 8: entry 0: name: length 4294967295"},
+		{"table import", module(section(2, uleb(2), name("m"), name("f"), []byte{0}, uleb(0), name("m"), name("t"), []byte{1, 0x70, 0}, uleb(1))),
+			"import section at offset 8: entry 1: import m.t: table imports are not provided"},
+		{"two table sections", module(section(4, uleb(0)), section(4, uleb(0))), "table section at offset 11: a second table section"},
 		{"export name", module(section(7, uleb(1), huge, []byte{0, 0})), "export section at offset 8: entry 0: name: length 4294967295"},
 		{"parameters", module(section(1, uleb(1), []byte{0x60}, huge, []byte{0x7f})), "type section at offset 8: entry 0: count 4294967295"},
 		{"recursion group", module(section(1, uleb(1), []byte{0x4e}, huge)), "type section at offset 8: entry 0: count 4294967295"},
@@ -117,7 +120,7 @@ func TestCheckRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := bounds.Check(tt.wasm)
+			_, err := bounds.Check(tt.wasm)
 			if tt.want == "" {
 				// Left to wazero: nothing in this section allocates by a size.
 				if err != nil {
@@ -160,14 +163,13 @@ func TestCheckAccepts(t *testing.T) {
 			[]byte{0x7d, 0, 0x43, 0x0b, 0x0b, 0x0b, 0x0b, 0x0b}, // 0x0b inside an f32
 			append([]byte{0x7b, 0, 0xfd, 0x0c}, append(make([]byte, 16), 0x0b)...),
 		)),
-		"imports": module(section(2, uleb(4),
+		"imports": module(section(2, uleb(3),
 			name("m"), name("f"), []byte{0}, uleb(0),
-			name("m"), name("t"), []byte{1, 0x70, 1}, uleb(1), uleb(2),
 			name("m"), name("mem"), []byte{2, 0}, uleb(1),
 			name("m"), name("g"), []byte{3, 0x64, 0x70, 1},
 		)),
 	} {
-		if err := bounds.Check(wasm); err != nil {
+		if _, err := bounds.Check(wasm); err != nil {
 			t.Errorf("%s: Check = %v", name, err)
 		}
 	}
@@ -181,13 +183,13 @@ func TestCheckTestGuests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, wasm := range mods {
-		if err := bounds.Check(wasm); err != nil {
+		if _, err := bounds.Check(wasm); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 		// Every prefix of a valid module is refused or left to wazero,
 		// never read past its end.
 		for n := range wasm {
-			_ = bounds.Check(wasm[:n])
+			_, _ = bounds.Check(wasm[:n])
 		}
 	}
 }

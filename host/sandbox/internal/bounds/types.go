@@ -40,11 +40,11 @@ func funcType(r *reader, b byte) error {
 }
 
 // tableType is a table type, with wazero's optional initializer prefix. It
-// returns the table's initial size.
-func tableType(r *reader) (uint32, error) {
+// returns the table's limits.
+func tableType(r *reader) (limitsType, error) {
 	b, err := r.byte()
 	if err != nil {
-		return 0, err
+		return limitsType{}, err
 	}
 	init := b == 0x40
 	if init {
@@ -55,34 +55,48 @@ func tableType(r *reader) (uint32, error) {
 			b, err = r.byte()
 		}
 	}
-	var min uint32
+	var l limitsType
 	if err == nil {
 		err = refTypeAfter(r, b)
 	}
 	if err == nil {
-		min, err = limits(r)
+		l, err = limits(r)
 	}
 	if err == nil && init {
 		err = constExpr(r)
 	}
-	return min, err
+	return l, err
 }
 
-// limits is a flag, a minimum and, for flags 1 and 3, a maximum. It returns
-// the minimum.
-func limits(r *reader) (uint32, error) {
-	flag, err := r.byte()
-	if err != nil {
-		return 0, err
+// limitsType is the limits of a table or a memory, and where they lie in
+// the binary.
+type limitsType struct {
+	flag     byte
+	min, max uint32 // max is meaningful when flag&1 is 1
+	// start is the offset of the flag, end that of the byte after the
+	// limits.
+	start, end int
+}
+
+// hasMax reports whether the limits declare a maximum.
+func (l limitsType) hasMax() bool { return l.flag&1 == 1 }
+
+// limits is a flag, a minimum and, for flags 1 and 3, a maximum.
+func limits(r *reader) (limitsType, error) {
+	l := limitsType{start: r.pos}
+	var err error
+	if l.flag, err = r.byte(); err != nil {
+		return l, err
 	}
-	if flag > 3 {
-		return 0, fmt.Errorf("limits flag %#x", flag)
+	if l.flag > 3 {
+		return l, fmt.Errorf("limits flag %#x", l.flag)
 	}
-	min, err := r.u32()
-	if err == nil && flag&1 == 1 {
-		_, err = r.u32()
+	l.min, err = r.u32()
+	if err == nil && l.hasMax() {
+		l.max, err = r.u32()
 	}
-	return min, err
+	l.end = r.pos
+	return l, err
 }
 
 // valueType is a number, vector or reference type.

@@ -194,3 +194,18 @@ func Log(level abi.LogLevel, msg string) {
 	}
 	LogSink(level, msg)
 }
+
+// Client is how the SDK reaches the client features of ABI.md section 5. The
+// wasip1 glue points it at the host's imports; natively (go test) it is nil
+// and the features behave as for a call without a client; test helpers may
+// swap it. It is not safe to swap concurrently with calls.
+var Client ClientFeatures
+
+// ClientFeatures are the host functions of the client features.
+type ClientFeatures interface {
+	Progress(progress, total float64, msg string)
+	Cancelled() bool
+	// Request sends a sampling (elicit false) or elicitation request with
+	// params and returns the status and the reply.
+	Request(elicit bool, params []byte) (abi.ReplyStatus, []byte)
+}

@@ -1,0 +1,57 @@
+package host
+
+import (
+	"os"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/policy"
+	"github.com/wasmcp/wasmcp/host/sandbox"
+	"github.com/wasmcp/wasmcp/host/trust"
+)
+
+// WithPolicy sets the operator's policy: per-plugin limits, which replace
+// the Config's for the plugins they name, and the capabilities modules may
+// be granted (see package policy). Nil, the default, grants nothing.
+func (c Config) WithPolicy(p *policy.Policy) Config { c.policy = p; return c }
+
+// WithTrust sets locked-down mode: every module file, whenever it is
+// loaded or reloaded, must be allowed by p (pinned in its lock file and, with
+// keys, signed) or it is refused with a log line naming the file and its
+// digest. The check runs on the bytes that are then compiled, never on a
+// second read. Nil, the default, allows every module.
+func (c Config) WithTrust(p *trust.Policy) Config { c.trust = p; return c }
+
+// readModule reads the module file at path, through the trust policy when
+// there is one.
+func (h *Host) readModule(path string) ([]byte, error) {
+	if h.cfg.trust != nil && h.cfg.trust.Locked() {
+		return h.cfg.trust.ReadModule(path)
+	}
+	return os.ReadFile(path)
+}
+
+// pluginOptions are the options of the module at path: the Host's, with the
+// policy's limits for its name and its permissions decided by the policy.
+func (h *Host) pluginOptions(path string) plugin.Options {
+	opts := h.opts
+	name := pluginName(path)
+	l := h.cfg.policy.Limits(name)
+	if l.Memory > 0 {
+		opts.Sandbox.Limits.MemoryPages = uint32(l.Memory / pageSize)
+	}
+	if l.Timeout > 0 {
+		opts.Sandbox.Limits.Timeout = l.Timeout
+	}
+	if l.MaxOutput > 0 {
+		opts.Sandbox.Limits.MaxOutput = l.MaxOutput
+	}
+	opts.Permit = func(requested *abi.Permissions) (sandbox.Grants, error) {
+		g, denied := h.cfg.policy.Grant(name, requested)
+		if len(denied) > 0 {
+			h.log.Warn("permissions requested and not granted by the policy", "file", path, "denied", denied)
+		}
+		return g, nil
+	}
+	return opts
+}

@@ -1,0 +1,66 @@
+// Package policy reads the operator's policy file: per-plugin limits and the
+// capabilities each plugin may be granted beyond the closed sandbox.
+//
+// # Format
+//
+// One JSON file (the standard library parses it, and an operator can check
+// it with any JSON tool). Unknown fields are errors, so that a misspelt
+// setting is not silently ignored.
+//
+//	{
+//	  "defaults": {
+//	    "memory": "128MiB",
+//	    "timeout": "10s",
+//	    "maxOutput": "1MiB",
+//	    "concurrency": 4,
+//	    "rate": 20
+//	  },
+//	  "plugins": {
+//	    "notes": {
+//	      "memory": "256MiB",
+//	      "fs": [
+//	        {"host": "/srv/notes", "guest": "/notes", "write": true},
+//	        {"host": "templates", "guest": "/templates"}
+//	      ],
+//	      "env": ["TZ", "NOTES_MODE=readonly"],
+//	      "clock": true,
+//	      "random": true
+//	    }
+//	  }
+//	}
+//
+// "defaults" applies to every plugin; "plugins" is keyed by plugin name, the
+// module's file name without ".wasm", and each setting given there replaces
+// the default's (a list replaces the whole list). A setting given nowhere
+// keeps the command line's value (memory, timeout, maxOutput: -memory,
+// -timeout, -max-output; concurrency: -concurrency) or, for a capability,
+// denies it. Memory, timeout and maxOutput are enforced by the sandbox;
+// concurrency and rate are admission limits of the MCP server, which reads
+// them with Policy.Admission.
+//
+//	memory       memory limit of one instance: bytes, or a string such as "64MiB", "1GB"
+//	timeout      deadline of one call: a Go duration such as "500ms", "10s"
+//	maxOutput    largest result document: bytes or a size string
+//	concurrency  calls the plugin may run at once (0: the command line's -concurrency)
+//	rate         calls per second the plugin may serve, all its tools and sessions
+//	             together (0: no limit of its own)
+//	fs           directories: "host" (relative paths are relative to the policy
+//	             file), "guest" (an absolute path), "write" (default false: read-only)
+//	env          environment variables: "NAME" passes wasmcp's own value of NAME
+//	             (read at each load; unset means not passed), "NAME=value" a literal
+//	clock        true: the host's real clocks and sleeps (default: deterministic)
+//	random       true: crypto/rand (default: a deterministic source)
+//
+// # Deny by default
+//
+// A capability reaches a module only when the policy grants it and the module
+// asks for it in the permissions of its describe document (ABI.md section
+// 4): the grant is the intersection of the two. A directory is granted when
+// the policy mounts one at the guest path the module asks for, writable only
+// when both say "write"; a variable when the policy lists its name. What is
+// asked and not granted is reported by Grant and logged by the host at each
+// load, so a new version of a module that asks for more gets no more and
+// says so in the log. Without a policy file nothing is granted.
+//
+// The policy is read once, at start; it is not reloaded.
+package policy

@@ -1,0 +1,71 @@
+package sandboxtest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Built returns the guest modules `make plugins` builds, keyed by file name
+// without ".wasm": the Go modules of the directory named by WASMCP_PLUGINS
+// and the other languages' of WASMCP_EXAMPLES (as for the end-to-end
+// tests), or when those are unset, of build/plugins and build/examples in
+// the module's root. ok is false when neither variable is set and nothing
+// was built: the caller may skip, since `make test` sets both after
+// building. A directory that a variable names must exist.
+func Built() (mods map[string][]byte, ok bool, err error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, false, err
+	}
+	mods = map[string][]byte{}
+	for _, d := range []struct{ env, dir string }{
+		{"WASMCP_PLUGINS", "build/plugins"},
+		{"WASMCP_EXAMPLES", "build/examples"},
+	} {
+		dir := os.Getenv(d.env)
+		named := dir != ""
+		if !named {
+			dir = filepath.Join(root, d.dir)
+		}
+		paths, err := filepath.Glob(filepath.Join(dir, "*.wasm"))
+		if err != nil {
+			return nil, false, err
+		}
+		if named && len(paths) == 0 {
+			return nil, false, fmt.Errorf("%s=%s holds no .wasm files (run `make plugins`)", d.env, dir)
+		}
+		for _, path := range paths {
+			wasm, err := os.ReadFile(path)
+			if err != nil {
+				return nil, false, err
+			}
+			mods[strings.TrimSuffix(filepath.Base(path), ".wasm")] = wasm
+		}
+		ok = ok || named
+	}
+	return mods, ok || len(mods) > 0, nil
+}
+
+// moduleRoot is the nearest directory above the working directory that
+// holds the go.mod of this module.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(mod, []byte("module github.com/wasmcp/wasmcp\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("the go.mod of github.com/wasmcp/wasmcp is not above the working directory")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,144 @@
+package mcpadapter
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host"
+)
+
+// probeID is the id of the tools/list request that follows each fuzz input.
+const probeID = "wasmcp-fuzz-probe"
+
+// probe is sent after the input: a newline ends any line the input left
+// open, then a handshake (which may fail if the input did one already), and
+// the tools/list whose answer must name the one tool.
+var probe = "\n" +
+	`{"jsonrpc":"2.0","id":"wasmcp-fuzz-init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}}` + "\n" +
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+	`{"jsonrpc":"2.0","id":"` + probeID + `","method":"tools/list"}` + "\n"
+
+// FuzzJSONRPC writes random bytes to Serve, the stdio entry point of a
+// server with one tool, as a client would write lines. The server must not
+// panic, must still answer a well-formed tools/list afterwards, and must
+// end when its input closes. The seed corpus under
+// testdata/fuzz/FuzzJSONRPC holds handshakes, calls, cancellations, batches,
+// responses to nothing and broken lines.
+func FuzzJSONRPC(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":`))
+	f.Fuzz(func(t *testing.T, input []byte) {
+		if bytes.Contains(input, []byte(probeID)) {
+			return // the input could answer for the server
+		}
+		h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
+		h.call = func(ctx context.Context, req host.CallRequest) (*abi.Result, error) {
+			if req.Log != nil {
+				req.Log(abi.LogInfo, "called")
+			}
+			return &abi.Result{Content: []abi.Content{abi.Text("ok")}, StructuredContent: req.Arguments}, nil
+		}
+		a := New(h, Options{})
+		defer a.Close()
+
+		// Generous: no input may hang the fuzzer, and nothing depends on
+		// time otherwise.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		served := make(chan error, 1)
+		go func() {
+			served <- a.Serve(ctx, inR, outW)
+			outW.Close()
+		}()
+		answered := make(chan []byte, 1)
+		go probeAnswer(outR, answered)
+
+		// The input and the probe are written by one goroutine: the server
+		// reads lines in order, and a write blocks until it is read.
+		go func() {
+			_, _ = inW.Write(input)
+			_, _ = io.WriteString(inW, probe)
+		}()
+		var tools []byte
+		select {
+		case tools = <-answered:
+		case <-ctx.Done():
+			t.Fatalf("input %q: no answer to tools/list", input)
+		}
+		if tools == nil {
+			// The SDK ends the session on a message it cannot read; it must
+			// not end it on one it can.
+			if err := <-served; wellFormed(input) {
+				t.Fatalf("input %q: the server stopped (%v) before answering tools/list", input, err)
+			}
+			return
+		}
+		var result struct{ Tools []struct{ Name string } }
+		if err := json.Unmarshal(tools, &result); err != nil || len(result.Tools) != 1 || result.Tools[0].Name != "echo" {
+			t.Fatalf("input %q: tools/list answered %s (%v)", input, tools, err)
+		}
+		inW.Close()
+		select {
+		case <-served:
+		case <-ctx.Done():
+			t.Fatalf("input %q: Serve did not end when its input closed", input)
+		}
+	})
+}
+
+// wellFormed reports whether input is what the SDK's stdio transport reads
+// as a sequence of JSON-RPC messages: JSON values, each followed by a line
+// end, each a message that jsonrpc.DecodeMessage accepts. Batches (arrays),
+// which the SDK refuses in the protocol versions clients use today, are not.
+func wellFormed(input []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(input))
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err == io.EOF {
+			return true
+		} else if err != nil {
+			return false
+		}
+		if raw[0] != '{' {
+			return false
+		}
+		if _, err := jsonrpc.DecodeMessage(raw); err != nil {
+			return false
+		}
+		next := make([]byte, 1)
+		if n, _ := dec.Buffered().Read(next); n == 1 && next[0] != '\n' && next[0] != '\r' {
+			return false
+		}
+	}
+}
+
+// probeAnswer reads the server's output until the response to the probe,
+// and sends its result, or nil if the output ends first. It goes on reading
+// afterwards so that the server never blocks on a write.
+func probeAnswer(out io.Reader, answered chan<- []byte) {
+	defer io.Copy(io.Discard, out)
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var msg struct {
+			ID     json.RawMessage
+			Result json.RawMessage
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) == nil && string(msg.ID) == `"`+probeID+`"` && msg.Result != nil {
+			answered <- msg.Result
+			return
+		}
+	}
+	answered <- nil
+}
