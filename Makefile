@@ -12,6 +12,8 @@ GO ?= go
 BIN := bin/wasmcp
 PLUGINS_DIR := build/plugins
 TS_DIR := e2e/ts
+# The official MCP conformance suite (e2e/conformance/README.md).
+CONFORMANCE_DIR := e2e/conformance
 
 # Every main package under plugins/ and examples/go/ is one guest module,
 # build/plugins/<directory name>.wasm. -e lists a package that does not
@@ -43,7 +45,7 @@ E2E_ENV := WASMCP_BIN=$(abspath $(BIN)) WASMCP_PLUGINS=$(abspath $(PLUGINS_DIR))
 # CI reruns every test rather than trusting the test cache of the machine.
 TEST_FLAGS ?= $(if $(filter true,$(CI)),-count=1)
 
-.PHONY: all build plugins run run-stdio deps tools test vet clean help fuzz-smoke soak
+.PHONY: all build plugins run run-stdio deps tools test vet clean help fuzz-smoke soak conformance
 
 all: build plugins
 
@@ -53,7 +55,8 @@ help:
 	@echo "make run      build both and serve $(PLUGINS_DIR) over Streamable HTTP at http://$(RUN_ADDR)/mcp"
 	@echo "make run-stdio  the same over stdio, for a client that starts the server itself"
 	@echo "make deps     install what the tests need (wabt's wat2wasm, the e2e npm packages)"
-	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests"
+	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests, conformance suite"
+	@echo "make conformance  the official MCP conformance suite's tool scenarios against wasmcp serve --http"
 	@echo "make fuzz-smoke  run every fuzz target for FUZZTIME (default 5s)"
 	@echo "make soak     10,000 hostile tool calls; goroutines, heap and RSS before and after"
 	@echo "make clean    remove bin/ and build/"
@@ -95,7 +98,7 @@ run-stdio: build plugins
 	@echo "serving $(PLUGINS_DIR) over stdio: connect an MCP client to this process (Ctrl-C stops)" >&2
 	@$(BIN) serve --dir $(PLUGINS_DIR)
 
-deps: tools $(TS_DIR)/node_modules/.package-lock.json
+deps: tools $(TS_DIR)/node_modules/.package-lock.json $(CONFORMANCE_DIR)/node_modules/.package-lock.json
 
 # wat2wasm assembles the WAT guests of the tests. As root on Debian it is
 # installed; anyone else is told what to install.
@@ -122,6 +125,18 @@ $(TS_DIR)/node_modules/.package-lock.json: $(TS_DIR)/package.json $(TS_DIR)/pack
 	@cd $(TS_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $@
 
+# The official MCP conformance suite's tool scenarios against wasmcp serve
+# --http with the conformance plugin; npm ci brings the suite and, on Linux
+# x64, the Node 22 it needs.
+$(CONFORMANCE_DIR)/node_modules/.package-lock.json: $(CONFORMANCE_DIR)/package.json $(CONFORMANCE_DIR)/package-lock.json
+	@echo "  npm ci   $(CONFORMANCE_DIR)"
+	@cd $(CONFORMANCE_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@touch $@
+
+conformance: build $(CONFORMANCE_DIR)/node_modules/.package-lock.json
+	@echo "  test     MCP conformance suite, tool scenarios"
+	@WASMCP_BIN=$(abspath $(BIN)) GO=$(GO) $(CONFORMANCE_DIR)/run.sh
+
 vet:
 	@echo "  vet"
 	@$(GO) vet ./...
@@ -132,6 +147,7 @@ test: deps build plugins vet
 	@$(E2E_ENV) $(GO) test -race $(TEST_FLAGS) ./...
 	@echo "  test     TypeScript SDK client (node --test)"
 	@cd $(TS_DIR) && $(E2E_ENV) node --test --test-reporter=spec
+	@$(MAKE) conformance
 	@$(MAKE) fuzz-smoke
 
 # Every fuzz target mutates its committed corpus for FUZZTIME (the corpus

@@ -191,6 +191,10 @@ func runDeadline(ctx context.Context, e *env) (*section, error) {
 		}
 	}
 	s.Tables = append(s.Tables, t)
+	s.Notes = append(s.Notes, "What the flag costs: wazero then compiles, at every loop header, a call out of machine code "+
+		"into Go that checks whether the module was closed (ExitCodeCheckModuleExitCode in wazero's wazevo engine), and "+
+		"watches each call's context in a goroutine of its own. Tight loops pay the exit on every iteration; a Go "+
+		"guest's functions are loops throughout (resumable state machines), so its code pays it on most branches back.")
 	return s, nil
 }
 

@@ -17,6 +17,9 @@ import (
 // the directory whose go.mod declares it.
 const modulePath = "github.com/wasmcp/wasmcp"
 
+// maxCodeCache bounds the compilation cache kept across runs (env.codeCache).
+const maxCodeCache = 1 << 30
+
 // env is what every experiment shares: the repository, a work directory,
 // and the binaries and guest modules built once per run.
 type env struct {
@@ -67,6 +70,14 @@ func newEnv(ctx context.Context, opts options, log *slog.Logger) (*env, error) {
 	e.codeCache = filepath.Join(e.work, "code-cache")
 	if dir, err := os.UserCacheDir(); err == nil {
 		e.codeCache = filepath.Join(dir, "wasmcp-bench")
+		// Every rebuilt guest adds entries and nothing expires them, so the
+		// cache is dropped whole once it passes a bound.
+		if size := dirSize(e.codeCache); size > maxCodeCache {
+			log.Info("clearing the compilation cache", "dir", e.codeCache, "MiB", size>>20)
+			if err := os.RemoveAll(e.codeCache); err != nil {
+				return nil, fmt.Errorf("clear %s: %w", e.codeCache, err)
+			}
+		}
 	}
 	return e, nil
 }
@@ -250,4 +261,18 @@ func (e *env) pluginDir(name string, paths ...string) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// dirSize is the total size of the files under dir; 0 if it does not exist.
+func dirSize(dir string) int64 {
+	var size int64
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	return size
 }

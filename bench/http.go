@@ -19,6 +19,10 @@ import (
 // httpPatience bounds the wait for an HTTP server to serve echo.
 const httpPatience = 60 * time.Second
 
+// httpRounds is how many slices the calls of each row are cut into, the
+// servers taking turns slice by slice (as in the stdio experiment).
+const httpRounds = 3
+
 // An httpServer is one server of the HTTP experiment, listening at url.
 type httpServer struct {
 	name string
@@ -34,6 +38,18 @@ type httpCell struct {
 	mem       benchMemDelta
 	memOK     bool
 	callsDone int
+}
+
+// add merges the measurements of another slice of calls into c.
+func (c *httpCell) add(o httpCell) {
+	c.lat = append(c.lat, o.lat...)
+	c.wall += o.wall
+	c.cpu += o.cpu
+	c.mem.Mallocs += o.mem.Mallocs
+	c.mem.Bytes += o.mem.Bytes
+	c.mem.GCs += o.mem.GCs
+	c.memOK = o.memOK
+	c.callsDone += o.callsDone
 }
 
 func runHTTP(ctx context.Context, e *env) (*section, error) {
@@ -103,86 +119,142 @@ func runHTTP(ctx context.Context, e *env) (*section, error) {
 		return nil, err
 	}
 
-	s.Intro = fmt.Sprintf("N concurrent go-sdk clients (protocol %s, one session each, standalone SSE stream open) "+
-		"calling echo over Streamable HTTP as fast as they can, %d calls per row shared among the clients; the servers "+
-		"take turns at each N. wasmcp runs with -rate 0 (the default per-session limit of 100 calls/s would measure "+
-		"itself) and its other defaults (at most 8 calls at once per plugin, 64 waiting). The clients share the bench "+
-		"process and its cores with the servers, so throughput is the system's, not the server's alone; server CPU per "+
-		"call is the server's.", e.opts.protocol, calls)
-	t := table{Header: []string{"server", "clients", "calls/s", "p50 ms", "p90 ms", "p99 ms", "server CPU µs/call", "server KB/call"}}
+	s.Intro = fmt.Sprintf("N concurrent clients (protocol %s, one session each) calling echo over Streamable HTTP as "+
+		"fast as they can, %d calls per row shared among them; the servers take turns at each N, in %d slices. Two clients: raw "+
+		"(pre-built request bodies, answers read but not decoded: the least client work, so that the server's capacity "+
+		"shows) and go-sdk (its client, standalone SSE stream open, as a Go application would call). wasmcp runs with "+
+		"-rate 0 (the default per-session limit of 100 calls/s would measure itself) and its other defaults (at most 8 "+
+		"calls at once per plugin, 64 waiting). Clients and servers share the machine's cores, so throughput is the "+
+		"system's; server CPU per call is the server's own.", e.opts.protocol, calls, httpRounds)
+	t := table{Header: []string{"server", "client", "clients", "calls/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "server CPU µs/call", "server KB/call"}}
 	rates := map[string]float64{}
 	for _, c := range levels {
-		for _, srv := range servers {
-			e.log.Info("http", "server", srv.name, "clients", c)
-			cell, err := measureHTTP(ctx, e, srv, c, calls)
-			if err != nil {
-				return nil, fmt.Errorf("%s, %d clients: %w", srv.name, c, err)
+		for _, kind := range []string{"raw", "go-sdk"} {
+			// The servers take turns, in httpRounds slices of the calls.
+			cells := make([]httpCell, len(servers))
+			for round := range httpRounds {
+				for i := range servers {
+					j := (i + round) % len(servers)
+					srv := servers[j]
+					e.log.Debug("http", "server", srv.name, "client", kind, "clients", c, "round", round)
+					cell, err := measureHTTP(ctx, e, srv, kind, c, max(c, calls/httpRounds))
+					if err != nil {
+						return nil, fmt.Errorf("%s, %d %s clients: %w", srv.name, c, kind, err)
+					}
+					cells[j].add(cell)
+				}
 			}
-			sm := summarize(cell.lat)
-			rate := float64(cell.callsDone) / cell.wall.Seconds()
-			rates[fmt.Sprintf("%s/%d", srv.proc.name, c)] = rate
-			kb := "—"
-			if cell.memOK {
-				kb = fmt.Sprintf("%.1f", float64(cell.mem.Bytes)/float64(cell.callsDone)/1024)
+			for i, srv := range servers {
+				cell := cells[i]
+				sm := summarize(cell.lat)
+				rate := float64(cell.callsDone) / cell.wall.Seconds()
+				key := fmt.Sprintf("%s/%s/%d", srv.proc.name, kind, c)
+				rates[key] = rate
+				kb := "—"
+				if cell.memOK {
+					kb = fmt.Sprintf("%.1f", float64(cell.mem.Bytes)/float64(cell.callsDone)/1024)
+				}
+				cpu := "—"
+				if cell.cpu >= 100*time.Millisecond {
+					cpu = fmt.Sprintf("%.0f", float64(cell.cpu)/float64(time.Microsecond)/float64(cell.callsDone))
+				}
+				t.Rows = append(t.Rows, []string{srv.name, kind, fmt.Sprint(c), fmt.Sprintf("%.0f", rate),
+					ms(sm.P50), ms(sm.P90), ms(sm.P99), ms(sm.Max), cpu, kb})
+				s.value(key+"/rate", rate)
 			}
-			cpu := "—"
-			if cell.cpu >= 100*time.Millisecond {
-				cpu = fmt.Sprintf("%.0f", float64(cell.cpu)/float64(time.Microsecond)/float64(cell.callsDone))
-			}
-			t.Rows = append(t.Rows, []string{srv.name, fmt.Sprint(c), fmt.Sprintf("%.0f", rate),
-				ms(sm.P50), ms(sm.P90), ms(sm.P99), cpu, kb})
-			s.value(fmt.Sprintf("%s/%d/rate", srv.proc.name, c), rate)
+			e.log.Info("http", "client", kind, "clients", c)
 		}
 	}
 	s.Tables = append(s.Tables, t)
+	if e.opts.profile != "" {
+		// The Go servers, at one raw client, CPU and allocations in separate
+		// windows as in the stdio experiment.
+		const profileClients = 1
+		for _, srv := range servers[:2] {
+			for _, what := range []string{"cpu", "allocs"} {
+				e.log.Info("profiling", "server", srv.proc.name, "what", what)
+				prefix := filepath.Join(e.opts.profile, srv.proc.name)
+				if _, err := measureHTTP(ctx, e, srv, "raw", profileClients, max(calls, 5000), what, prefix); err != nil {
+					return nil, err
+				}
+			}
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("Profiles in %s: http-wasmcp-c.* and http-native.*, one raw client, "+
+			"read as those of the stdio experiment.", e.opts.profile))
+	}
 	top := levels[len(levels)-1]
-	s.addRatio("http-over-native", fmt.Sprintf("HTTP throughput at %d clients, wasmcp ÷ native go-sdk", top),
-		rates[fmt.Sprintf("http-wasmcp-c/%d", top)], rates[fmt.Sprintf("http-native/%d", top)], "≥ 0.9", "calls/s")
-	if r, ok := rates[fmt.Sprintf("http-ts/%d", top)]; ok {
-		s.addRatio("http-over-ts", fmt.Sprintf("HTTP throughput at %d clients, wasmcp ÷ TypeScript SDK", top),
-			rates[fmt.Sprintf("http-wasmcp-c/%d", top)], r, "≥ 3", "calls/s")
+	for _, kind := range []string{"raw", "go-sdk"} {
+		rate := func(proc string) float64 { return rates[fmt.Sprintf("%s/%s/%d", proc, kind, top)] }
+		s.addRatio("http-over-native-"+kind, fmt.Sprintf("HTTP throughput at %d %s clients, wasmcp ÷ native go-sdk", top, kind),
+			rate("http-wasmcp-c"), rate("http-native"), "≥ 0.9", "calls/s")
+		if r := rate("http-ts"); r > 0 {
+			s.addRatio("http-over-ts-"+kind, fmt.Sprintf("HTTP throughput at %d %s clients, wasmcp ÷ TypeScript SDK", top, kind),
+				rate("http-wasmcp-c"), r, "≥ 3", "calls/s")
+		}
 	}
 	return s, nil
 }
 
-// measureHTTP connects clients sessions to srv and makes calls calls among
-// them, timed.
-func measureHTTP(ctx context.Context, e *env, srv *httpServer, clients, calls int) (cell httpCell, err error) {
-	httpClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * clients, MaxConnsPerHost: 0}}
-	defer httpClient.CloseIdleConnections()
-	sessions := make([]*mcp.ClientSession, clients)
-	defer func() {
-		for _, cs := range sessions {
-			if cs != nil {
-				cs.Close()
-			}
-		}
-	}()
-	client := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-bench", Version: "0"}, nil)
-	for i := range sessions {
-		sessions[i], err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.url, HTTPClient: httpClient},
-			&mcp.ClientSessionOptions{ProtocolVersion: e.opts.protocol})
+// An httpCaller makes calls of echo in one session.
+type httpCaller struct {
+	call  func() error
+	close func()
+}
+
+// dialHTTP opens one session of the client kind ("go-sdk" or "raw") to srv.
+func dialHTTP(ctx context.Context, e *env, kind string, hc *http.Client, srv *httpServer) (httpCaller, error) {
+	if kind == "raw" {
+		c, err := dialRawHTTP(ctx, hc, srv.url, e.opts.protocol)
 		if err != nil {
-			return cell, err
+			return httpCaller{}, err
 		}
+		params := fmt.Sprintf(`{"name":"echo","arguments":{"message":%q}}`, echoMessage)
+		return httpCaller{func() error { return c.call(ctx, params) }, c.close}, nil
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-bench", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.url, HTTPClient: hc},
+		&mcp.ClientSessionOptions{ProtocolVersion: e.opts.protocol})
+	if err != nil {
+		return httpCaller{}, err
 	}
 	params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": echoMessage}}
-	call := func(cs *mcp.ClientSession) error {
+	return httpCaller{func() error {
 		res, err := cs.CallTool(ctx, params)
 		if err == nil && res.IsError {
 			err = fmt.Errorf("tool error: %+v", res.Content)
 		}
 		return err
+	}, func() { cs.Close() }}, nil
+}
+
+// measureHTTP opens clients sessions of the client kind to srv and makes
+// calls calls among them, timed. profile, if given, are the arguments of
+// the control command begin that ask for a profile of the calls.
+func measureHTTP(ctx context.Context, e *env, srv *httpServer, kind string, clients, calls int, profile ...string) (cell httpCell, err error) {
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * clients}}
+	defer hc.CloseIdleConnections()
+	sessions := make([]httpCaller, 0, clients)
+	defer func() {
+		for _, s := range sessions {
+			s.close()
+		}
+	}()
+	for range clients {
+		s, err := dialHTTP(ctx, e, kind, hc, srv)
+		if err != nil {
+			return cell, err
+		}
+		sessions = append(sessions, s)
 	}
-	for _, cs := range sessions { // warm up: connections open, pools filled
+	for _, s := range sessions { // warm up: connections open, pools filled
 		for range 5 {
-			if err := call(cs); err != nil {
+			if err := s.call(); err != nil {
 				return cell, err
 			}
 		}
 	}
 	per := max(1, calls/clients)
-	if err := srv.proc.begin(); err != nil {
+	if err := srv.proc.begin(profile...); err != nil {
 		return cell, err
 	}
 	cpuBefore, err := srv.proc.cpu()
@@ -193,12 +265,12 @@ func measureHTTP(ctx context.Context, e *env, srv *httpServer, clients, calls in
 	errs := make([]error, clients)
 	var wg sync.WaitGroup
 	start := time.Now()
-	for i, cs := range sessions {
+	for i, s := range sessions {
 		wg.Go(func() {
 			lats[i] = make([]time.Duration, 0, per)
 			for range per {
 				t := time.Now()
-				if err := call(cs); err != nil {
+				if err := s.call(); err != nil {
 					errs[i] = err
 					return
 				}

@@ -28,7 +28,9 @@
 // allocations and taking profiles), and this executable as the baselines.
 // Nothing is downloaded: guests are built with the Go toolchain, the C
 // example is taken from `make plugins`' output, and the TypeScript baseline
-// uses the SDK installed for the end-to-end tests.
+// uses the SDK installed for the end-to-end tests. Compiled guest code of the
+// experiments that do not time compilation is kept across runs in the user
+// cache directory (wasmcp-bench), keyed by content as wazero keys it.
 package main
 
 import (

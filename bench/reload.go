@@ -113,6 +113,9 @@ func runReload(ctx context.Context, e *env) (*section, error) {
 		}
 	}
 	s.Tables = append(s.Tables, t)
+	s.Notes = append(s.Notes, fmt.Sprintf("Every landing waits out the watcher's settle time (%v) before anything is "+
+		"loaded, so no reload can take less; the last column is what loading, swapping and notifying cost on top.",
+		watcher.DefaultSettle))
 	return s, nil
 }
 

@@ -1,6 +1,10 @@
 package e2e
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestLimits serves the hostile guest under small limits: a looping call and
 // a memory bomb end as tool errors that say which limit they hit, and the
@@ -30,4 +34,26 @@ func TestLimits(t *testing.T) {
 		wantToolError(t, s.call(t, "bomb", `{}`), "bomb", "memory")
 		stillWorks(t)
 	})
+}
+
+// TestPolicyPluginRate serves with a policy file that gives the hello plugin
+// a rate of its own: its second immediate call is refused with a tool error
+// naming the plugin, while the hostile plugin, with no rate, still serves.
+func TestPolicyPluginRate(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "policy.json")
+	// One call per 1000s, burst 1.
+	if err := os.WriteFile(config, []byte(`{"plugins": {"hello": {"rate": 0.001}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, servedCopy(t, wat("hostile"), wat("hello")), serverOptions{
+		protocol: legacyProtocol,
+		args:     []string{"--config", config},
+	})
+	wantOK(t, s.call(t, "hello", ``))
+	wantToolError(t, s.call(t, "hello", ``), "rate limit exceeded for plugin hello", "0.001 calls/s", "retry after")
+	for range 3 {
+		if res := s.call(t, "ping", `{}`); text(res) != "pong" {
+			t.Errorf("ping = %q, want pong", text(res))
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/trust"
+	"github.com/wasmcp/wasmcp/internal/limits"
 )
 
 // policyFlags are the operator's policy file and locked-down mode, shared by
@@ -59,6 +60,18 @@ func (p *policyFlags) apply(cfg host.Config) (host.Config, *policy.Policy, error
 		cfg = cfg.WithTrust(&t)
 	}
 	return cfg, pol, nil
+}
+
+// pluginLimits is the per-plugin admission of the MCP server that pol sets
+// (its "concurrency" and "rate"), nil without a policy.
+func pluginLimits(pol *policy.Policy) func(plugin string) limits.PluginLimits {
+	if pol == nil {
+		return nil
+	}
+	return func(plugin string) limits.PluginLimits {
+		a := pol.Admission(plugin)
+		return limits.PluginLimits{Concurrency: a.Concurrency, Rate: limits.Rate{PerSecond: a.Rate}}
+	}
 }
 
 // printPermissions writes what the module asks for and what the policy

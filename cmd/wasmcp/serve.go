@@ -53,8 +53,11 @@ so every replica must serve the same modules.
 
 Calls are admitted by rate limits (-rate per session, -tool-rate per tool)
 and a cap on the calls running in each plugin (-concurrency, with -queue
-waiting up to -queue-timeout). A refused call is a tool error (isError) that
-says which limit refused it and when to retry. Each call leaves one audit
+waiting up to -queue-timeout). A -config policy file may give a plugin its
+own cap ("concurrency", in place of -concurrency) and its own rate ("rate",
+calls per second to all its tools together, on top of the others). A
+refused call is a tool error (isError) that says which limit refused it and
+when to retry. Each call leaves one audit
 line at level info ("tool call": session, tool, plugin, sha256, duration_ms,
 outcome, bytes_in, bytes_out; the arguments too with -log-args). outcome is
 ok, tool_error, timeout, memory, canceled, rate_limited, busy or
@@ -101,13 +104,15 @@ module is closed. The exit status is 0 for such a stop.`,
 			if err != nil {
 				return usageError{err.Error()}
 			}
-			if cfg, _, err = pol.apply(cfg); err != nil {
+			cfg, operator, err := pol.apply(cfg)
+			if err != nil {
 				return err
 			}
 			policy, err := admission.config(httpf.addr != "")
 			if err != nil {
 				return usageError{err.Error()}
 			}
+			policy.PerPlugin = pluginLimits(operator)
 			s := &server{
 				cfg:    cfg,
 				logger: logger,

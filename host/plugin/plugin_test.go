@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/plugin"
@@ -16,31 +14,15 @@ import (
 	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
 )
 
-// guests are the modules of testdata/*.wat, built once per test binary.
-var guests = sync.OnceValues(func() (map[string][]byte, error) {
-	return sandboxtest.BuildDir("testdata")
-})
+// testGuests are the modules of testdata/*.wat, built once per test binary.
+var testGuests = sandboxtest.NewGuests("testdata")
 
 func guest(t testing.TB, name string) []byte {
 	t.Helper()
-	mods, err := guests()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm, ok := mods[name]
-	if !ok {
-		t.Fatalf("no testdata/%s.wat", name)
-	}
-	return wasm
+	return testGuests.Get(t, name)
 }
 
-// testContext bounds a test so that a hang fails it instead of the whole
-// run; the bound is generous and no assertion depends on time.
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+var testContext = sandboxtest.Context
 
 // testOptions keep the logs quiet. The deadline is the default, so that no
 // call that must succeed depends on how busy the machine is.

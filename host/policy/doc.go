@@ -34,16 +34,21 @@
 // the default's (a list replaces the whole list). A setting given nowhere
 // keeps the command line's value (memory, timeout, maxOutput: -memory,
 // -timeout, -max-output; concurrency: -concurrency) or, for a capability,
-// denies it. Memory, timeout and maxOutput are enforced by the sandbox;
-// concurrency and rate are admission limits of the MCP server, which reads
-// them with Policy.Admission.
+// denies it. Memory, timeout and maxOutput are enforced by the sandbox, for
+// every command. Concurrency and rate are admission limits that "wasmcp
+// serve" enforces before each tools/call (it reads them with
+// Policy.Admission): concurrency replaces -concurrency as the plugin's cap,
+// its queue keeping -queue and -queue-timeout; rate is one token bucket for
+// the plugin (bursts of one second's worth), checked after the -rate and
+// -tool-rate buckets, all of which a call must pass. A call refused by
+// either is a tool error that names the plugin and the limit.
 //
 //	memory       memory limit of one instance: bytes, or a string such as "64MiB", "1GB"
 //	timeout      deadline of one call: a Go duration such as "500ms", "10s"
 //	maxOutput    largest result document: bytes or a size string
 //	concurrency  calls the plugin may run at once (0: the command line's -concurrency)
 //	rate         calls per second the plugin may serve, all its tools and sessions
-//	             together (0: no limit of its own)
+//	             together (0: no limit of its own; -rate and -tool-rate still apply)
 //	fs           directories: "host" (relative paths are relative to the policy
 //	             file), "guest" (an absolute path), "write" (default false: read-only)
 //	env          environment variables: "NAME" passes wasmcp's own value of NAME

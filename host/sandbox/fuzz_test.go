@@ -37,7 +37,7 @@ var callErrors = []error{
 // give a document or an error of a known kind, and that closes cleanly.
 // The seed corpus under testdata/fuzz/FuzzCompile holds broken variants.
 func FuzzCompile(f *testing.F) {
-	mods, err := guests()
+	mods, err := testGuests.All()
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 // encoding/json decodes; a scan of the bytes then checks names and numbers.
 // The scan costs a fraction of the decoding and allocates only for large
 // objects and names with escapes, where json.Decoder's Token, which could
-// do both at once, costs twice the decoding.
+// do both at once, costs about twice the decoding.
 func decode(doc []byte) (any, error) {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
@@ -54,8 +54,6 @@ const linearNames = 16
 type scanner struct {
 	doc []byte
 	pos int
-	// names holds the names of the objects being walked, outermost first.
-	names []name
 }
 
 // name is an object member's name: the bytes between its quotes.
@@ -128,8 +126,9 @@ func (s *scanner) array() *pathError {
 
 func (s *scanner) object() *pathError {
 	s.pos++ // {
-	first := len(s.names)
-	defer func() { s.names = s.names[:first] }()
+	// The names so far, on the stack while they are few.
+	var small [8]name
+	names := small[:0]
 	var seen map[string]bool // once the object has more than linearNames
 	for {
 		s.space()
@@ -141,8 +140,7 @@ func (s *scanner) object() *pathError {
 			s.pos++
 			s.space()
 		}
-		n := s.string()
-		names := s.names[first:]
+		n := s.name()
 		dup := false
 		switch {
 		case seen != nil:
@@ -168,7 +166,9 @@ func (s *scanner) object() *pathError {
 		if dup {
 			return &pathError{err: fmt.Errorf("duplicate key %q", s.decoded(n)), suffix: true}
 		}
-		s.names = append(s.names, n)
+		if seen == nil {
+			names = append(names, n)
+		}
 		s.space()
 		s.pos++ // :
 		if err := s.value(); err != nil {
@@ -178,27 +178,37 @@ func (s *scanner) object() *pathError {
 	}
 }
 
-// string skips a string and returns it as a name.
-func (s *scanner) string() name {
+// string skips a string and returns where its contents lie, between the
+// quotes, and whether they hold an escape.
+func (s *scanner) string() (start, end int, escaped bool) {
 	s.pos++ // "
-	n := name{start: s.pos, raw: true}
+	start = s.pos
 	for {
-		switch c := s.doc[s.pos]; {
-		case c == '"':
-			n.end = s.pos
+		switch s.doc[s.pos] {
+		case '"':
 			s.pos++
-			if n.raw = n.raw && utf8.Valid(s.doc[n.start:n.end]); !n.raw {
-				// The name and its quotes, valid JSON.
-				_ = json.Unmarshal(s.doc[n.start-1:n.end+1], &n.decoded)
-			}
-			return n
-		case c == '\\':
-			n.raw = false
+			return start, s.pos - 1, escaped
+		case '\\':
+			escaped = true
 			s.pos += 2
 		default:
 			s.pos++
 		}
 	}
+}
+
+// name reads a member's name.
+func (s *scanner) name() name {
+	start, end, escaped := s.string()
+	n := name{start: start, end: end, raw: !escaped && utf8.Valid(s.doc[start:end])}
+	if !n.raw {
+		// The name and its quotes, valid JSON. Into a variable of its own,
+		// which alone goes to the heap.
+		var decoded string
+		_ = json.Unmarshal(s.doc[start-1:end+1], &decoded)
+		n.decoded = decoded
+	}
+	return n
 }
 
 // same reports whether two names are equal once decoded.

@@ -38,6 +38,9 @@ func TestDecodeDuplicates(t *testing.T) {
 		{`{"a":[1e999],"b":1,"b":2}`, `at /a/0: number 1e999 is out of range (exponent beyond ±400)`},
 		{`{"b":1,"b":2,"a":[1e999]}`, `duplicate key "b" at (root)`},
 	}
+	// As deep as encoding/json decodes, a repeated name at the bottom.
+	deep := strings.Repeat(`{"a":`, 9999) + `{"b":1,"b":2}` + strings.Repeat(`}`, 9999)
+	tests = append(tests, struct{ doc, want string }{deep, `duplicate key "b" at ` + strings.Repeat(`/a`, 9999)})
 	for _, tt := range tests {
 		_, err := decode([]byte(tt.doc))
 		if err == nil || err.Error() != tt.want {

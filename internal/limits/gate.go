@@ -28,8 +28,9 @@ var (
 	ErrQueueTimeout = errors.New("queue timeout")
 )
 
-// Gates is one concurrency gate per key, all with the same Queue. Waiters
-// get their turn first come, first served.
+// Gates is one concurrency gate per key, all with the same Queue (a Policy
+// may give a key a cap of its own). Waiters get their turn first come, first
+// served.
 type Gates struct {
 	q     Queue
 	clock Clock
@@ -58,7 +59,13 @@ func NewGates(q Queue, clock Clock) *Gates {
 // and ErrQueueTimeout (errors.Is), or ctx's error when the caller gave up
 // first.
 func (g *Gates) Acquire(ctx context.Context, key string) (release func(), err error) {
-	if g.q.Concurrency <= 0 {
+	return g.acquire(ctx, key, g.q.Concurrency)
+}
+
+// acquire is Acquire with capacity calls running at once under key instead
+// of the Queue's Concurrency; 0 is unlimited.
+func (g *Gates) acquire(ctx context.Context, key string, capacity int) (release func(), err error) {
+	if capacity <= 0 {
 		return func() {}, nil
 	}
 	g.mu.Lock()
@@ -67,7 +74,7 @@ func (g *Gates) Acquire(ctx context.Context, key string) (release func(), err er
 		gt = &gate{}
 		g.gates[key] = gt
 	}
-	if gt.running < g.q.Concurrency && len(gt.waiting) == 0 {
+	if gt.running < capacity && len(gt.waiting) == 0 {
 		gt.running++
 		g.mu.Unlock()
 		return g.releaser(gt), nil

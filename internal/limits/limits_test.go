@@ -368,3 +368,94 @@ func waitFor(ctx context.Context, t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// perPlugin is a Config.PerPlugin of fixed values.
+func perPlugin(m map[string]PluginLimits) func(string) PluginLimits {
+	return func(plugin string) PluginLimits { return m[plugin] }
+}
+
+func TestPolicyPerPluginConcurrency(t *testing.T) {
+	ctx := testContext(t)
+	p := New(Config{
+		Plugin:    Queue{Concurrency: 1, Depth: 0},
+		PerPlugin: perPlugin(map[string]PluginLimits{"wide": {Concurrency: 3}}),
+		Clock:     newFakeClock(),
+	})
+	// "wide" runs three at once where the global cap is one.
+	for i := range 3 {
+		if _, err := p.Admit(ctx, "s", "t", "wide"); err != nil {
+			t.Fatalf("call %d in wide: %v", i+1, err)
+		}
+	}
+	_, err := p.Admit(ctx, "s", "t", "wide")
+	var be *BusyError
+	if !errors.As(err, &be) || !errors.Is(err, ErrQueueFull) || be.Queue.Concurrency != 3 {
+		t.Fatalf("fourth call in wide: err = %v, want a BusyError with ErrQueueFull and cap 3", err)
+	}
+	if !strings.Contains(err.Error(), "3 calls run") {
+		t.Errorf("message %q does not give wide's own cap", err)
+	}
+	// Another plugin keeps the global cap.
+	if _, err := p.Admit(ctx, "s", "t", "narrow"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Admit(ctx, "s", "t", "narrow"); !errors.As(err, &be) || be.Queue.Concurrency != 1 {
+		t.Fatalf("second call in narrow: err = %v, want a BusyError with cap 1", err)
+	}
+}
+
+func TestPolicyPerPluginRate(t *testing.T) {
+	ctx := testContext(t)
+	c := newFakeClock()
+	p := New(Config{
+		PerPlugin: perPlugin(map[string]PluginLimits{"slow": {Rate: Rate{PerSecond: 2}}}),
+		Clock:     c,
+	})
+	// Burst of one second's worth, whatever the tool or session.
+	for i, tool := range []string{"a", "b"} {
+		r, err := p.Admit(ctx, "s"+strconv.Itoa(i), tool, "slow")
+		if err != nil {
+			t.Fatalf("call %d: %v", i+1, err)
+		}
+		r()
+	}
+	_, err := p.Admit(ctx, "s3", "c", "slow")
+	var re *RateError
+	if !errors.As(err, &re) || re.Plugin != "slow" || re.Session {
+		t.Fatalf("err = %v, want the plugin's RateError", err)
+	}
+	if want := "rate limit exceeded for plugin slow: 2 calls/s (calling tool c); retry after 500ms"; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+	// Other plugins have no rate of their own.
+	for range 5 {
+		r, err := p.Admit(ctx, "s", "x", "fast")
+		if err != nil {
+			t.Fatalf("fast: %v", err)
+		}
+		r()
+	}
+	c.advance(500 * time.Millisecond)
+	if r, err := p.Admit(ctx, "s3", "c", "slow"); err != nil {
+		t.Fatalf("after the refill: %v", err)
+	} else {
+		r()
+	}
+}
+
+func TestPolicyPerPluginZeroKeepsGlobal(t *testing.T) {
+	ctx := testContext(t)
+	p := New(Config{
+		Plugin:    Queue{Concurrency: 1},
+		PerPlugin: perPlugin(nil),
+		Clock:     newFakeClock(),
+	})
+	release, err := p.Admit(ctx, "s", "t", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if _, err := p.Admit(ctx, "s", "t", "p"); !errors.Is(err, ErrQueueFull) {
+		t.Fatalf("err = %v, want the global cap of 1", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -16,8 +17,25 @@ type Config struct {
 	Tool Rate
 	// Plugin caps the calls running at once in one plugin.
 	Plugin Queue
+	// PerPlugin, if set, gives a plugin's own limits (the operator's policy
+	// file): they replace or add to the ones above for that plugin only. It
+	// is asked before each call and must be safe for concurrent use. nil
+	// applies the settings above to every plugin.
+	PerPlugin func(plugin string) PluginLimits
 	// Clock is the source of time; nil is the system clock.
 	Clock Clock
+}
+
+// PluginLimits are the limits of one plugin of its own. A zero field sets
+// nothing.
+type PluginLimits struct {
+	// Concurrency replaces Config.Plugin.Concurrency as the cap of the
+	// plugin's calls running at once; the queue's depth and timeout stay.
+	Concurrency int
+	// Rate limits the calls of all the plugin's tools together, all
+	// sessions: one more token bucket, checked after the session's and the
+	// tool's.
+	Rate Rate
 }
 
 // A Policy admits or refuses tool calls. It is safe for concurrent use.
@@ -27,6 +45,13 @@ type Policy struct {
 	plugins *Gates
 	q       Queue
 	sr, tr  Rate
+
+	perPlugin func(string) PluginLimits
+	clock     Clock
+	mu        sync.Mutex
+	// pluginRates holds the bucket of each plugin with a rate of its own,
+	// one Limiter each since their rates differ.
+	pluginRates map[string]*Limiter
 }
 
 // New returns the Policy of cfg.
@@ -38,16 +63,20 @@ func New(cfg Config) *Policy {
 		q:       cfg.Plugin,
 		sr:      cfg.Session,
 		tr:      cfg.Tool,
+
+		perPlugin:   cfg.PerPlugin,
+		clock:       cfg.Clock,
+		pluginRates: map[string]*Limiter{},
 	}
 }
 
 // Admit decides whether a call of tool, served by plugin, from session may
 // run, waiting in the plugin's queue when it is at its concurrency cap. The
-// session's rate is checked first, then the tool's; a call refused by the
-// tool's rate has still used a token of its session's, so that a client
-// hammering a throttled tool slows itself down. On success release ends the
-// call's turn and must be called once. The error is a *RateError, a
-// *BusyError, or ctx's error.
+// session's rate is checked first, then the tool's, then the plugin's own; a
+// call refused by a later rate has still used a token of the earlier ones,
+// so that a client hammering a throttled tool slows itself down. On success
+// release ends the call's turn and must be called once. The error is a
+// *RateError, a *BusyError, or ctx's error.
 func (p *Policy) Admit(ctx context.Context, session, tool, plugin string) (release func(), err error) {
 	if ok, wait := p.session.Allow(session); !ok {
 		return nil, &RateError{Tool: tool, Session: true, Rate: p.sr, RetryAfter: wait}
@@ -55,24 +84,53 @@ func (p *Policy) Admit(ctx context.Context, session, tool, plugin string) (relea
 	if ok, wait := p.tool.Allow(tool); !ok {
 		return nil, &RateError{Tool: tool, Rate: p.tr, RetryAfter: wait}
 	}
-	release, err = p.plugins.Acquire(ctx, plugin)
+	q := p.q
+	if p.perPlugin != nil {
+		own := p.perPlugin(plugin)
+		if ok, wait := p.pluginRate(plugin, own.Rate).Allow(plugin); !ok {
+			return nil, &RateError{Tool: tool, Plugin: plugin, Rate: own.Rate, RetryAfter: wait}
+		}
+		if own.Concurrency > 0 {
+			q.Concurrency = own.Concurrency
+		}
+	}
+	release, err = p.plugins.acquire(ctx, plugin, q.Concurrency)
 	if errors.Is(err, ErrQueueFull) || errors.Is(err, ErrQueueTimeout) {
-		return nil, &BusyError{Tool: tool, Plugin: plugin, Queue: p.q, Err: err}
+		return nil, &BusyError{Tool: tool, Plugin: plugin, Queue: q, Err: err}
 	}
 	return release, err
+}
+
+// pluginRate returns the Limiter of plugin's own rate r, made anew when r
+// is not the one it was made for.
+func (p *Policy) pluginRate(plugin string, r Rate) *Limiter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.pluginRates[plugin]
+	if l == nil || l.rate != r {
+		l = NewLimiter(r, p.clock)
+		p.pluginRates[plugin] = l
+	}
+	return l
 }
 
 // RateError is a call refused by a rate limit.
 type RateError struct {
 	Tool string
-	// Session is true when the session's limit refused the call, false when
-	// the tool's did.
-	Session    bool
+	// Session is true when the session's limit refused the call.
+	Session bool
+	// Plugin is set when the plugin's own limit refused the call. When
+	// neither is set, the tool's did.
+	Plugin     string
 	Rate       Rate
 	RetryAfter time.Duration
 }
 
 func (e *RateError) Error() string {
+	if e.Plugin != "" {
+		return fmt.Sprintf("rate limit exceeded for plugin %s: %s (calling tool %s); retry after %s",
+			e.Plugin, e.Rate, e.Tool, ceilMillisecond(e.RetryAfter))
+	}
 	if e.Session {
 		return fmt.Sprintf("rate limit exceeded for this session: %s (calling tool %s); retry after %s",
 			e.Rate, e.Tool, ceilMillisecond(e.RetryAfter))

@@ -1,6 +1,6 @@
 // Package limits decides whether a tool call may run now: token-bucket rate
-// limits keyed by session or tool, and a concurrency cap per plugin with a
-// bounded, timed queue. It knows nothing of MCP; the adapter asks it before
+// limits keyed by session, tool or plugin, and a concurrency cap per plugin
+// with a bounded, timed queue; a plugin may have a cap and a rate of its own. It knows nothing of MCP; the adapter asks it before
 // every call and turns its refusals into tool errors.
 //
 // Time comes from a Clock so that tests decide when tokens refill and when a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -68,4 +69,32 @@ func moduleRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// Representative returns the names of mods, sorted, less all Go modules
+// but the smallest. Go's linker writes every module's tables alike, and
+// compiling a Go module takes seconds (tens under the race detector), so
+// tests that compile each module compile these.
+func Representative(mods map[string][]byte) []string {
+	var names []string
+	smallestGo := ""
+	for name, wasm := range mods {
+		if !isGo(wasm) {
+			names = append(names, name)
+		} else if smallestGo == "" || len(wasm) < len(mods[smallestGo]) ||
+			len(wasm) == len(mods[smallestGo]) && name < smallestGo {
+			smallestGo = name
+		}
+	}
+	if smallestGo != "" {
+		names = append(names, smallestGo)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// isGo reports whether wasm was linked by Go, which writes a "go:buildid"
+// custom section first.
+func isGo(wasm []byte) bool {
+	return bytes.Contains(wasm[:min(len(wasm), 64)], []byte("\x0ago:buildid"))
 }
