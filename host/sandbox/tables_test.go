@@ -100,7 +100,7 @@ func TestBuiltGuests(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !ok {
-		t.Skip("no guest modules built: run `make plugins` (make test does)")
+		t.Fatal("no guest modules built: run `make plugins` first (make test does)")
 	}
 	for _, name := range sandboxtest.Representative(mods) {
 		t.Run(name, func(t *testing.T) {

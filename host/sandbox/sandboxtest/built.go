@@ -15,8 +15,9 @@ import (
 // and the other languages' of WASMCP_EXAMPLES (as for the end-to-end
 // tests), or when those are unset, of build/plugins and build/examples in
 // the module's root. ok is false when neither variable is set and nothing
-// was built: the caller may skip, since `make test` sets both after
-// building. A directory that a variable names must exist.
+// was built; callers fail then, saying to run `make plugins` (`make test`
+// builds first and sets both). A directory that a variable names must hold
+// modules.
 func Built() (mods map[string][]byte, ok bool, err error) {
 	root, err := moduleRoot()
 	if err != nil {
