@@ -16,33 +16,16 @@ import (
 	"testing"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/sdk-guest/internal/sourcecheck"
 )
 
-func read(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func all(re, text string) []string {
-	var out []string
-	for _, m := range regexp.MustCompile(re).FindAllStringSubmatch(text, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
+var (
+	read = sourcecheck.Read
+	all  = sourcecheck.Submatches
+)
 
 func TestABINames(t *testing.T) {
-	exports := all(`(?m)^export function (\w+)`, read(t, "assembly/abi.ts"))
-	slices.Sort(exports)
-	want := []string{abi.ExportAlloc, abi.ExportVersion, abi.ExportCall, abi.ExportDescribe}
-	slices.Sort(want)
-	if !slices.Equal(exports, want) {
-		t.Errorf("exports of assembly/abi.ts %q, want %q", exports, want)
-	}
+	sourcecheck.Exports(t, "assembly/abi.ts", all(`(?m)^export function (\w+)`, read(t, "assembly/abi.ts")))
 	for _, file := range []string{"assembly/log.ts", "lib/wasmcp_abort.ts"} {
 		got := all(`@external\(("[^"]+", "[^"]+")\)`, read(t, file))
 		if want := strconv.Quote(abi.ImportModule) + ", " + strconv.Quote(abi.ImportLog); !slices.Equal(got, []string{want}) {

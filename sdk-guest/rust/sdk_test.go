@@ -16,34 +16,17 @@ import (
 	"testing"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/sdk-guest/internal/sourcecheck"
 )
 
-func read(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func all(re, text string) []string {
-	var out []string
-	for _, m := range regexp.MustCompile(re).FindAllStringSubmatch(text, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
+var (
+	read = sourcecheck.Read
+	all  = sourcecheck.Submatches
+)
 
 func TestABINames(t *testing.T) {
 	lib := read(t, "src/lib.rs")
-	exports := all(`#\[export_name = "([^"]+)"\]`, lib)
-	slices.Sort(exports)
-	want := []string{abi.ExportAlloc, abi.ExportVersion, abi.ExportCall, abi.ExportDescribe}
-	slices.Sort(want)
-	if !slices.Equal(exports, want) {
-		t.Errorf("exports %q, want %q", exports, want)
-	}
+	sourcecheck.Exports(t, "src/lib.rs", all(`#\[export_name = "([^"]+)"\]`, lib))
 	log := read(t, "src/log.rs")
 	if got := all(`wasm_import_module = "([^"]+)"`, log); !slices.Equal(got, []string{abi.ImportModule}) {
 		t.Errorf("import modules %q, want [%q]", got, abi.ImportModule)

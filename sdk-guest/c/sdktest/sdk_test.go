@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/sdk-guest/internal/sourcecheck"
 )
 
 // sources are the SDK's files, the ones a tool module compiles.
@@ -25,31 +26,14 @@ var sources = []string{"../wasmcp.c", "../read.c", "../write.c"}
 
 func read(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return sourcecheck.Read(t, filepath.Join("..", name))
 }
 
-// all returns the first submatch of every match of re in text.
-func all(re, text string) []string {
-	var out []string
-	for _, m := range regexp.MustCompile(re).FindAllStringSubmatch(text, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
+var all = sourcecheck.Submatches
 
 func TestABINames(t *testing.T) {
 	src := read(t, "wasmcp.c")
-	exports := all(`export_name\("([^"]+)"\)`, src)
-	slices.Sort(exports)
-	want := []string{abi.ExportAlloc, abi.ExportVersion, abi.ExportCall, abi.ExportDescribe}
-	slices.Sort(want)
-	if !slices.Equal(exports, want) {
-		t.Errorf("exports %q, want %q", exports, want)
-	}
+	sourcecheck.Exports(t, "wasmcp.c", all(`export_name\("([^"]+)"\)`, src))
 	if got := all(`import_module\("([^"]+)"\)`, src); !slices.Equal(got, []string{abi.ImportModule}) {
 		t.Errorf("import modules %q, want [%q]", got, abi.ImportModule)
 	}
