@@ -1,55 +1,30 @@
 // End-to-end tests of `wasmcp serve` with the official TypeScript MCP SDK
 // client over stdio, as a Node-based MCP host would use it.
 //
-// make test runs them with `node --test` and these variables:
-//   WASMCP_BIN      the wasmcp binary
-//   WASMCP_PLUGINS  the directory of bundled modules (make plugins)
-// The hot reload test assembles ../testdata/hello.wat with wat2wasm.
+// make test runs them with `node --test`; harness.mjs says what they need.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { copyFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-const bin = process.env.WASMCP_BIN;
-const plugins = process.env.WASMCP_PLUGINS;
-if (!bin || !plugins) {
-  throw new Error('set WASMCP_BIN and WASMCP_PLUGINS (make test does)');
-}
-const testdata = join(dirname(fileURLToPath(import.meta.url)), '..', 'testdata');
+import { bin, callTool, diagnoseWith, makeWork, textOf, timeout, trackToolsChanged } from './harness.mjs';
 
-// Generous bounds against hangs only; nothing asserts on time.
-const timeout = 120_000;
 
 let work; // temporary directory of this run
 let served; // the directory the server serves: a copy of the bundled modules
 let cacheDir;
 let client;
 let stderr = '';
-let toolsChanged; // resolves on the next notifications/tools/list_changed
-
-function expectToolsChanged() {
-  let resolve;
-  toolsChanged = new Promise((r) => { resolve = r; });
-  return resolve;
-}
+let toolsChanged; // toolsChanged.next resolves on the next notifications/tools/list_changed
 
 before(async () => {
-  work = mkdtempSync(join(tmpdir(), 'wasmcp-e2e-ts-'));
-  served = join(work, 'served');
+  ({ work, served } = makeWork('wasmcp-e2e-ts-'));
   cacheDir = join(work, 'cache');
-  mkdirSync(served);
-  for (const f of readdirSync(plugins).filter((f) => f.endsWith('.wasm'))) {
-    copyFileSync(join(plugins, f), join(served, f));
-  }
-  execFileSync('wat2wasm', [join(testdata, 'hello.wat'), '-o', join(work, 'hello.wasm')]);
 
   const transport = new StdioClientTransport({
     command: bin,
@@ -58,11 +33,7 @@ before(async () => {
   });
   transport.stderr.on('data', (d) => { stderr += d; });
   client = new Client({ name: 'wasmcp-e2e-ts', version: '1.0.0' });
-  let notify = expectToolsChanged();
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    notify();
-    notify = expectToolsChanged();
-  });
+  toolsChanged = trackToolsChanged(client);
   await client.connect(transport, { timeout });
 });
 
@@ -71,25 +42,8 @@ after(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-// textOf joins the text blocks of a result.
-function textOf(res) {
-  return res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
-}
-
-async function call(name, args) {
-  return client.callTool({ name, arguments: args }, undefined, { timeout });
-}
-
-function diagnose(fn) {
-  return async (t) => {
-    try {
-      await fn(t);
-    } catch (e) {
-      e.message += `\nserver log:\n${stderr}`;
-      throw e;
-    }
-  };
-}
+const call = (name, args) => callTool(client, name, args);
+const diagnose = diagnoseWith(() => stderr);
 
 test('initialize advertises tools with listChanged', { timeout }, () => {
   const caps = client.getServerCapabilities();
@@ -155,7 +109,7 @@ test('an unknown tool is JSON-RPC error -32602', { timeout }, diagnose(async () 
 test('a module dropped into the directory arrives with list_changed', { timeout }, diagnose(async () => {
   const before = await client.listTools({}, { timeout });
   assert.ok(!before.tools.some((t) => t.name === 'hello'));
-  const changed = toolsChanged;
+  const changed = toolsChanged.next;
   // Write under a name the server ignores, then rename: the server never
   // sees half a module.
   copyFileSync(join(work, 'hello.wasm'), join(served, '.hello.partial'));

@@ -1,32 +1,18 @@
 // End-to-end tests of `wasmcp serve --http` with the official TypeScript MCP
 // SDK client over Streamable HTTP, as a remote MCP host would use it.
 //
-// make test runs them with `node --test` and these variables:
-//   WASMCP_BIN      the wasmcp binary
-//   WASMCP_PLUGINS  the directory of bundled modules (make plugins)
-// The hot reload test assembles ../testdata/hello.wat with wat2wasm.
+// make test runs them with `node --test`; harness.mjs says what they need.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
+import { copyFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { bin, callTool, diagnoseWith, makeWork, textOf, timeout, trackToolsChanged } from './harness.mjs';
 
-const bin = process.env.WASMCP_BIN;
-const plugins = process.env.WASMCP_PLUGINS;
-if (!bin || !plugins) {
-  throw new Error('set WASMCP_BIN and WASMCP_PLUGINS (make test does)');
-}
-const testdata = join(dirname(fileURLToPath(import.meta.url)), '..', 'testdata');
-
-// Generous bounds against hangs only; nothing asserts on time.
-const timeout = 120_000;
 // The token is handed to the server in an environment variable, as an
 // operator would; it never appears on its command line.
 const token = 'ts-e2e-0123456789abcdef0123456789abcdef';
@@ -39,13 +25,7 @@ let url; // the MCP endpoint
 let client;
 let transport;
 let stderr = '';
-let toolsChanged; // resolves on the next notifications/tools/list_changed
-
-function expectToolsChanged() {
-  let resolve;
-  toolsChanged = new Promise((r) => { resolve = r; });
-  return resolve;
-}
+let toolsChanged; // toolsChanged.next resolves on the next notifications/tools/list_changed
 
 // serving resolves with the endpoint once the server logs that it serves.
 function serving() {
@@ -71,13 +51,7 @@ function connect(headers) {
 }
 
 before(async () => {
-  work = mkdtempSync(join(tmpdir(), 'wasmcp-e2e-ts-http-'));
-  served = join(work, 'served');
-  mkdirSync(served);
-  for (const f of readdirSync(plugins).filter((f) => f.endsWith('.wasm'))) {
-    copyFileSync(join(plugins, f), join(served, f));
-  }
-  execFileSync('wat2wasm', [join(testdata, 'hello.wat'), '-o', join(work, 'hello.wasm')]);
+  ({ work, served } = makeWork('wasmcp-e2e-ts-http-'));
 
   server = spawn(bin, [
     'serve', '--dir', served, '--cache-dir', join(work, 'cache'),
@@ -87,11 +61,7 @@ before(async () => {
   url = await serving();
 
   ({ t: transport, c: client } = connect({ Authorization: `Bearer ${token}` }));
-  let notify = expectToolsChanged();
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    notify();
-    notify = expectToolsChanged();
-  });
+  toolsChanged = trackToolsChanged(client);
   await client.connect(transport, { timeout });
 });
 
@@ -105,24 +75,8 @@ after(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-function textOf(res) {
-  return res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
-}
-
-async function call(name, args) {
-  return client.callTool({ name, arguments: args }, undefined, { timeout });
-}
-
-function diagnose(fn) {
-  return async (t) => {
-    try {
-      await fn(t);
-    } catch (e) {
-      e.message += `\nserver log:\n${stderr}`;
-      throw e;
-    }
-  };
-}
+const call = (name, args) => callTool(client, name, args);
+const diagnose = diagnoseWith(() => stderr);
 
 test('initialize over HTTP gives a session and advertises listChanged', { timeout }, () => {
   assert.equal(client.getServerCapabilities().tools?.listChanged, true);
@@ -173,7 +127,7 @@ test('a module dropped in and deleted arrives and leaves with list_changed', { t
   const before = await client.listTools({}, { timeout });
   assert.ok(!before.tools.some((t) => t.name === 'hello'));
 
-  let changed = toolsChanged;
+  let changed = toolsChanged.next;
   copyFileSync(join(work, 'hello.wasm'), join(served, '.hello.partial'));
   renameSync(join(served, '.hello.partial'), join(served, 'hello.wasm'));
   await changed;
@@ -181,7 +135,7 @@ test('a module dropped in and deleted arrives and leaves with list_changed', { t
   assert.ok(tools.some((t) => t.name === 'hello'), 'hello not listed after list_changed');
   assert.equal(textOf(await call('hello', {})), 'hello from a hot-loaded module');
 
-  changed = toolsChanged;
+  changed = toolsChanged.next;
   unlinkSync(join(served, 'hello.wasm'));
   await changed;
   ({ tools } = await client.listTools({}, { timeout }));

@@ -1,0 +1,76 @@
+// What the TypeScript end-to-end tests share: where the binary and the
+// bundled modules are, the served directory each run works on, and the
+// helpers that read results and wait for list_changed.
+//
+// make test runs the tests with `node --test` and these variables:
+//   WASMCP_BIN      the wasmcp binary
+//   WASMCP_PLUGINS  the directory of bundled modules (make plugins)
+
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+export const bin = process.env.WASMCP_BIN;
+export const plugins = process.env.WASMCP_PLUGINS;
+if (!bin || !plugins) {
+  throw new Error('set WASMCP_BIN and WASMCP_PLUGINS (make test does)');
+}
+const testdata = join(dirname(fileURLToPath(import.meta.url)), '..', 'testdata');
+
+// Generous bounds against hangs only; nothing asserts on time.
+export const timeout = 120_000;
+
+// makeWork creates the run's temporary directory: served/ holds a copy of
+// the bundled modules, and hello.wasm (from ../testdata/hello.wat) waits
+// beside it for the hot reload tests to drop in.
+export function makeWork(prefix) {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  const served = join(work, 'served');
+  mkdirSync(served);
+  for (const f of readdirSync(plugins).filter((f) => f.endsWith('.wasm'))) {
+    copyFileSync(join(plugins, f), join(served, f));
+  }
+  execFileSync('wat2wasm', [join(testdata, 'hello.wat'), '-o', join(work, 'hello.wasm')]);
+  return { work, served };
+}
+
+// trackToolsChanged returns an object whose `next` resolves on the next
+// notifications/tools/list_changed the client receives.
+export function trackToolsChanged(client) {
+  const tracker = {};
+  let resolve;
+  const arm = () => { tracker.next = new Promise((r) => { resolve = r; }); };
+  arm();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    const done = resolve;
+    arm();
+    done();
+  });
+  return tracker;
+}
+
+// textOf joins the text blocks of a result.
+export function textOf(res) {
+  return res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
+}
+
+export async function callTool(client, name, args) {
+  return client.callTool({ name, arguments: args }, undefined, { timeout });
+}
+
+// diagnoseWith wraps a test so that a failure shows the server's log, which
+// serverLog returns.
+export function diagnoseWith(serverLog) {
+  return (fn) => async (t) => {
+    try {
+      await fn(t);
+    } catch (e) {
+      e.message += `\nserver log:\n${serverLog()}`;
+      throw e;
+    }
+  };
+}
