@@ -10,6 +10,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/sandbox/internal/bounds"
 )
 
 const (
@@ -117,6 +118,9 @@ func checkExports(compiled wazero.CompiledModule, limitPages uint32) error {
 func describeModule(compiled wazero.CompiledModule) (imports, exports []string) {
 	for _, def := range compiled.ImportedFunctions() {
 		mod, name, _ := def.Import()
+		if mod == bounds.YieldModule && name == bounds.YieldImport {
+			continue // the instrumentation's, not the module's
+		}
 		imports = append(imports, fmt.Sprintf("%s.%s: %s", mod, name, sigOf(def)))
 	}
 	for _, def := range compiled.ImportedMemories() {
@@ -124,6 +128,9 @@ func describeModule(compiled wazero.CompiledModule) (imports, exports []string) 
 		imports = append(imports, fmt.Sprintf("%s.%s: %s", mod, name, memoryString(def)))
 	}
 	for name, def := range compiled.ExportedFunctions() {
+		if name == bounds.StartExport {
+			continue // the module's start function, exported by the host
+		}
 		exports = append(exports, fmt.Sprintf("%s: %s", name, sigOf(def)))
 	}
 	for name, def := range compiled.ExportedMemories() {

@@ -45,8 +45,10 @@ func (m *Module) classify(ctx, callCtx context.Context, in *instance, err error)
 		// The caller gave up (cancelled, or its own deadline passed), which
 		// may look like our deadline to wazero: report the caller's reason.
 		return &callError{ErrCanceled, context.Cause(ctx), fmt.Sprintf("canceled: %v", context.Cause(ctx))}
-	case callCtx.Err() != nil && (!isExit || exit.ExitCode() == sys.ExitCodeDeadlineExceeded):
-		return &callError{ErrTimeout, err, fmt.Sprintf("timed out after %s", m.opts.Limits.Timeout)}
+	case callCtx.Err() != nil && !isExit:
+		// The interrupt flag's trap, or whatever the guest was doing when
+		// its time ran out.
+		return &callError{ErrTimeout, callCtx.Err(), fmt.Sprintf("timed out after %s", m.opts.Limits.Timeout)}
 	case isExit:
 		return &callError{ErrExit, err, fmt.Sprintf("exited with code %d (proc_exit)", exit.ExitCode())}
 	case in != nil && in.memory != nil:

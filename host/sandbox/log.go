@@ -9,17 +9,23 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/sandbox/internal/bounds"
 )
 
 // instantiateHost instantiates the "wasmcp" host module in the module's
-// runtime: log and the client functions of ABI.md section 5 (client.go).
-// Only the functions it exports may be imported.
+// runtime: log, the client functions of ABI.md section 5 (client.go), and
+// the yield function of the instrumentation (interrupt.go). Only the
+// functions it exports may be imported; bounds.Instrument refuses a module
+// that imports yield itself.
 func (m *Module) instantiateHost(ctx context.Context) (api.Module, error) {
 	b := m.rt.NewHostModuleBuilder(abi.ImportModule).
 		NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(m.log), []api.ValueType{i32, i32, i32}, nil).
 		WithParameterNames("level", "msg_ptr", "msg_len").
-		Export(abi.ImportLog)
+		Export(abi.ImportLog).
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(yield), nil, []api.ValueType{i32}).
+		Export(bounds.YieldImport)
 	for _, f := range m.clientFunctions() {
 		b = b.NewFunctionBuilder().
 			WithGoModuleFunction(f.fn, f.params, f.results).

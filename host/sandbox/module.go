@@ -28,9 +28,11 @@ type Module struct {
 	config   wazero.ModuleConfig
 	info     Info
 
-	mu     sync.Mutex
-	idle   []*instance // guarded by mu
-	closed bool        // guarded by mu
+	mu   sync.Mutex
+	idle []*instance // guarded by mu
+	// running are the instances running guest code; guarded by mu.
+	running map[*instance]struct{}
+	closed  bool // guarded by mu
 }
 
 // Compile creates the module's own runtime with WASI preview 1 and the
@@ -45,8 +47,9 @@ type Module struct {
 func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Module, error) {
 	opts = opts.withDefaults()
 	cfg := wazero.NewRuntimeConfig().
-		// The only way to stop a guest stuck in a loop at the deadline.
-		WithCloseOnContextDone(true).
+		// Not WithCloseOnContextDone: guests are stopped at their deadline
+		// by the fuel bounds.Instrument meters them with (interrupt.go),
+		// at a fraction of its cost.
 		// DWARF sections are the guest's, untrusted: with debug info on,
 		// wazero parses them and, on every trap, reads a whole line table
 		// under a lock held across the module's instances, to add source
@@ -60,7 +63,8 @@ func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Modu
 	if opts.Cache != nil {
 		cfg = cfg.WithCompilationCache(opts.Cache)
 	}
-	m := &Module{name: name, opts: opts, rt: wazero.NewRuntimeWithConfig(ctx, cfg), config: opts.moduleConfig()}
+	m := &Module{name: name, opts: opts, rt: wazero.NewRuntimeWithConfig(ctx, cfg), config: opts.moduleConfig(),
+		running: map[*instance]struct{}{}}
 	if err := m.compile(ctx, wasm); err != nil {
 		_ = m.rt.Close(ctx)
 		return nil, fmt.Errorf("compile %s: %w", name, err)
@@ -88,6 +92,9 @@ func (m *Module) compile(ctx context.Context, wasm []byte) error {
 	if wasm, err = bounds.Check(wasm); err != nil {
 		return fmt.Errorf("invalid or oversized module: %w", err)
 	}
+	if wasm, err = bounds.Instrument(wasm); err != nil {
+		return fmt.Errorf("invalid module: %w", err)
+	}
 	if m.compiled, err = m.rt.CompileModule(ctx, wasm); err != nil {
 		return err
 	}
@@ -108,7 +115,7 @@ func (m *Module) compile(ctx context.Context, wasm []byte) error {
 		return fmt.Errorf("instantiate: %w", m.classify(ctx, callCtx, in, err))
 	}
 	stack := in.stack[:1]
-	if err := in.versionFn.CallWithStack(callCtx, stack); err != nil {
+	if err := m.guard(callCtx, in, func() error { return in.versionFn.CallWithStack(callCtx, stack) }); err != nil {
 		_ = in.mod.Close(ctx)
 		return fmt.Errorf("%s: %w", abi.ExportVersion, m.classify(ctx, callCtx, in, err))
 	}
@@ -214,11 +221,12 @@ func (m *Module) run(ctx context.Context, call callState, fn func(context.Contex
 	}
 	in.memory.refused = false
 	in.state = call
-	err = fn(withInstance(callCtx, in), in)
+	guestCtx := withInstance(callCtx, in)
+	err = m.guard(callCtx, in, func() error { return fn(guestCtx, in) })
 	in.state = callState{}
 	if err == nil && ctx.Err() != nil {
-		// Cancelled while the guest finished: wazero may be closing the
-		// instance, and nobody waits for the result any more.
+		// Cancelled while the guest finished: nobody waits for the result
+		// any more.
 		err = ctx.Err()
 	}
 	if err != nil {
@@ -253,13 +261,26 @@ func (in *instance) region(ctx context.Context, fn api.Function, limit uint32, s
 	return region, nil
 }
 
-// Close closes the runtime and with it every instance, including those of
-// calls still running: they fail with ErrClosed.
+// Close closes the module and every instance. Calls still running are
+// stopped at their next loop and fail with ErrClosed; the runtime, whose
+// memory they may still be using, is closed when the last of them has
+// returned, by Close itself when none runs.
 func (m *Module) Close(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
+	idle := m.idle
 	m.idle = nil
+	for in := range m.running {
+		in.interruptNow()
+	}
+	last := len(m.running) == 0
 	m.mu.Unlock()
+	for _, in := range idle {
+		_ = in.mod.Close(ctx)
+	}
+	if !last {
+		return nil
+	}
 	return m.rt.Close(ctx)
 }
 

@@ -2,12 +2,14 @@ package sandbox
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/sandbox/internal/bounds"
 )
 
 // instance is one instantiation of a module. It serves one call at a time.
@@ -15,6 +17,9 @@ type instance struct {
 	mod                                    api.Module
 	versionFn, allocFn, describeFn, callFn api.Function
 	memory                                 *limitedMemory
+	// stopped is set by Close to stop the guest at its next yield
+	// (interrupt.go).
+	stopped atomic.Bool
 	// state is the state of the call in progress, read by host functions.
 	state callState
 	// stack is reused by every CallWithStack so that a call allocates nothing
@@ -84,9 +89,9 @@ func (m *Module) put(ctx context.Context, in *instance) {
 	_ = in.mod.Close(ctx)
 }
 
-// instantiate creates an instance and runs its _initialize. On error the
-// returned instance, if not nil, is already closed but still tells classify
-// about its memory.
+// instantiate creates an instance and runs its start function and its
+// _initialize, under ctx's deadline. On error the returned instance, if not
+// nil, is already closed but still tells classify about its memory.
 func (m *Module) instantiate(ctx context.Context) (*instance, error) {
 	in := &instance{}
 	ctx = experimental.WithMemoryAllocator(withInstance(ctx, in), experimental.MemoryAllocatorFunc(
@@ -106,5 +111,22 @@ func (m *Module) instantiate(ctx context.Context) (*instance, error) {
 	in.allocFn = mod.ExportedFunction(abi.ExportAlloc)
 	in.describeFn = mod.ExportedFunction(abi.ExportDescribe)
 	in.callFn = mod.ExportedFunction(abi.ExportCall)
+	// What wazero would have run while instantiating, in its order, but
+	// under the deadline: the start function, then the reactor's
+	// initialiser. A command's _start never runs.
+	err = m.guard(ctx, in, func() error {
+		for _, name := range []string{bounds.StartExport, abi.ExportInitialize} {
+			if fn := mod.ExportedFunction(name); fn != nil {
+				if err := fn.CallWithStack(ctx, nil); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = mod.Close(ctx)
+		return in, err
+	}
 	return in, nil
 }

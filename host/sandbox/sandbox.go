@@ -113,9 +113,9 @@ func (o Options) moduleConfig() wazero.ModuleConfig {
 		// Anonymous instances: many instances of one module share a runtime,
 		// and nothing may import them by name.
 		WithName("").
-		// A reactor: run _initialize when exported (wazero skips a start
-		// function that is not exported), never _start.
-		WithStartFunctions(abi.ExportInitialize)
+		// None: instantiate runs the start function and _initialize itself,
+		// under the call's deadline; never a command's _start.
+		WithStartFunctions()
 }
 
 // Info describes a compiled module for `wasmcp inspect`.

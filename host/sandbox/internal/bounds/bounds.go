@@ -244,25 +244,29 @@ func nameAssoc(r *reader) error {
 // module could not be instantiated anyway, and the maximum of an imported
 // table is its exporter's, out of Check's reach.
 func importEntry(r *reader) error {
-	mod, err := r.name()
-	if err != nil {
-		return err
+	mod, name, kind, err := readImport(r)
+	if err == nil && kind == 1 {
+		err = fmt.Errorf("import %s.%s: table imports are not provided", mod, name)
 	}
-	name, err := r.name()
-	if err != nil {
-		return err
+	return err
+}
+
+// readImport reads an import and returns its names and kind.
+func readImport(r *reader) (mod, name []byte, kind byte, err error) {
+	if mod, err = r.name(); err != nil {
+		return
 	}
-	kind, err := r.byte()
-	if err != nil {
-		return err
+	if name, err = r.name(); err != nil {
+		return
+	}
+	if kind, err = r.byte(); err != nil {
+		return
 	}
 	switch kind {
 	case 0: // function: type index
 		_, err = r.u32()
 	case 1:
-		if _, err = tableType(r); err == nil {
-			err = fmt.Errorf("import %s.%s: table imports are not provided", mod, name)
-		}
+		_, err = tableType(r)
 	case 2:
 		_, err = limits(r)
 	case 3:
@@ -272,7 +276,7 @@ func importEntry(r *reader) error {
 	default: // 4, a tag, needs exception handling, which is off
 		err = fmt.Errorf("import of kind %#x", kind)
 	}
-	return err
+	return
 }
 
 // exportEntry is a name, a kind and an index.

@@ -128,39 +128,48 @@ func refTypeAfter(r *reader, b byte) error {
 func constExpr(r *reader) error {
 	for {
 		op, err := r.byte()
-		if err != nil {
-			return err
+		if err == nil {
+			r.pos--
+			err = constInstruction(r)
 		}
-		switch op {
-		case 0x0b: // end
-			return nil
-		case 0x41, 0x23, 0xd2: // i32.const, global.get, ref.func
-			err = r.leb(5)
-		case 0x42: // i64.const
-			err = r.leb(10)
-		case 0x43: // f32.const
-			err = r.skip(4)
-		case 0x44: // f64.const
-			err = r.skip(8)
-		case 0xd0: // ref.null
-			var t byte
-			if t, err = r.byte(); err == nil && t != 0x70 && t != 0x6f && t != 0x69 {
-				r.pos--
-				_, err = r.u32()
-			}
-		case 0xfd: // v128.const
-			var sub byte
-			if sub, err = r.byte(); err == nil && sub != 0x0c {
-				err = fmt.Errorf("constant expression opcode 0xfd %#x", sub)
-			}
-			if err == nil {
-				err = r.skip(16)
-			}
-		default:
-			err = fmt.Errorf("constant expression opcode %#x", op)
-		}
-		if err != nil {
+		if err != nil || op == opEnd {
 			return err
 		}
 	}
+}
+
+// constInstruction is one instruction of a constant expression.
+func constInstruction(r *reader) error {
+	op, err := r.byte()
+	if err != nil {
+		return err
+	}
+	switch op {
+	case opEnd:
+	case 0x41, 0x23, 0xd2: // i32.const, global.get, ref.func
+		err = r.leb(5)
+	case 0x42: // i64.const
+		err = r.leb(10)
+	case 0x43: // f32.const
+		err = r.skip(4)
+	case 0x44: // f64.const
+		err = r.skip(8)
+	case 0xd0: // ref.null
+		var t byte
+		if t, err = r.byte(); err == nil && t != 0x70 && t != 0x6f && t != 0x69 {
+			r.pos--
+			_, err = r.u32()
+		}
+	case 0xfd: // v128.const
+		var sub byte
+		if sub, err = r.byte(); err == nil && sub != 0x0c {
+			err = fmt.Errorf("constant expression opcode 0xfd %#x", sub)
+		}
+		if err == nil {
+			err = r.skip(16)
+		}
+	default:
+		err = fmt.Errorf("constant expression opcode %#x", op)
+	}
+	return err
 }

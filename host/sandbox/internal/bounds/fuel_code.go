@@ -1,0 +1,158 @@
+package bounds
+
+import "fmt"
+
+// checkpoint is the code Instrument writes at the start of every function
+// and at the head of every loop (see fuel.go):
+//
+//	global.get $fuel
+//	i32.const  weight    ;; always 5 bytes, written once the body is known
+//	i32.sub
+//	global.set $fuel
+//	global.get $fuel     ;; wazero reuses the value just set: no load
+//	i32.const  1
+//	i32.lt_s
+//	if
+//	  call $yield        ;; returns the new fuel, or traps
+//	  global.set $fuel
+//	end
+type checkpoint struct {
+	prefix, suffix []byte // around the weight
+}
+
+// weightLen is the length of a weight's encoding, padded so that it can be
+// written after the body it weighs has been read.
+const weightLen = 5
+
+func newCheckpoint(fuel, yield uint32) checkpoint {
+	g := appendULEB(nil, uint64(fuel))
+	prefix := append(append([]byte{0x23}, g...), opI32Const)
+	suffix := append([]byte{0x6b, 0x24}, g...)                  // i32.sub, global.set
+	suffix = append(append(suffix, 0x23), g...)                 // global.get
+	suffix = append(suffix, opI32Const, 0x01, 0x48, 0x04, 0x40) // i32.const 1, i32.lt_s, if
+	suffix = appendULEB(append(suffix, opCall), uint64(yield))
+	suffix = append(append(suffix, 0x24), g...) // global.set
+	return checkpoint{prefix, append(suffix, opEnd)}
+}
+
+// appendTo appends the checkpoint with a zero weight and returns where its
+// weight lies.
+func (c checkpoint) appendTo(out []byte) ([]byte, int) {
+	out = append(out, c.prefix...)
+	at := len(out)
+	out = append(out, 0x80, 0x80, 0x80, 0x80, 0x00)
+	return append(out, c.suffix...), at
+}
+
+// setWeight writes the weight of a checkpoint heading a body of n
+// instructions at out[at:].
+func setWeight(out []byte, at, n int) {
+	w := min(1+n/64, Fuel)
+	for i := range weightLen - 1 {
+		out[at+i] = byte(w>>(7*i))&0x7f | 0x80
+	}
+	out[at+weightLen-1] = byte(w >> (7 * (weightLen - 1)))
+}
+
+// appendCode appends the code section s with checkpoints added and calls
+// moved to the instrumented module's function indices.
+func (in *instrumenter) appendCode(out []byte, s section) ([]byte, error) {
+	r := reader{b: in.wasm, pos: s.body, end: s.end}
+	n, err := r.count(3)
+	if err != nil {
+		return nil, err
+	}
+	c := newCheckpoint(in.importedGlobals+in.globals, in.importedFuncs)
+	body := make([]byte, 0, s.end-s.body+(s.end-s.body)/4)
+	body = appendULEB(body, uint64(n))
+	var fn []byte
+	var blocks []block
+	for i := uint32(0); i < n; i++ {
+		size, err := r.u32()
+		if err != nil {
+			return nil, err
+		}
+		code, err := r.sub(uint64(size))
+		if err != nil {
+			return nil, err
+		}
+		if fn, err = in.instrumentBody(fn[:0], code, c, blocks[:0]); err != nil {
+			return nil, fmt.Errorf("function body %d: %w", i, err)
+		}
+		body = appendULEB(body, uint64(len(fn)))
+		body = append(body, fn...)
+	}
+	if err := r.done(); err != nil {
+		return nil, err
+	}
+	out = append(out, sectionCode)
+	out = appendULEB(out, uint64(len(body)))
+	return append(out, body...), nil
+}
+
+// block is a block, loop or if the instrumenter is inside of, or the
+// function itself.
+type block struct {
+	weightAt int // where the weight of its checkpoint lies in out; 0 if none
+	start    int // the number of instructions before it
+}
+
+// instrumentBody appends to out the function body r, its locals and code,
+// with a checkpoint at its start and after every loop's block type, and
+// calls and ref.func moved. blocks is scratch space.
+func (in *instrumenter) instrumentBody(out []byte, r reader, c checkpoint, blocks []block) ([]byte, error) {
+	start := r.pos
+	groups, err := r.count(2)
+	for i := uint32(0); err == nil && i < groups; i++ {
+		if _, err = r.u32(); err == nil {
+			err = valueType(&r)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locals: %w", err)
+	}
+	out = append(out, r.b[start:r.pos]...)
+	out, at := c.appendTo(out)
+	blocks = append(blocks, block{weightAt: at})
+
+	run := r.pos // the first byte not yet copied to out
+	count := 0   // instructions read
+	for r.pos < r.end {
+		at := r.pos
+		op, _ := r.byte()
+		if err := instruction(&r, op); err != nil {
+			return nil, fmt.Errorf("offset %d: %w", at, err)
+		}
+		count++
+		switch op {
+		case opCall, opRefFunc:
+			index := reader{b: r.b, pos: at + 1, end: r.pos}
+			f, _ := index.u32()
+			out = append(out, r.b[run:at+1]...)
+			out = appendULEB(out, uint64(in.fn(f)))
+			run = r.pos
+		case opLoop:
+			out = append(out, r.b[run:r.pos]...)
+			var w int
+			out, w = c.appendTo(out)
+			blocks = append(blocks, block{weightAt: w, start: count})
+			run = r.pos
+		case opBlock, opIf:
+			blocks = append(blocks, block{start: count})
+		case opEnd:
+			b := blocks[len(blocks)-1]
+			blocks = blocks[:len(blocks)-1]
+			if b.weightAt != 0 {
+				setWeight(out, b.weightAt, count-b.start)
+			}
+			if len(blocks) > 0 {
+				continue
+			}
+			if r.pos != r.end {
+				return nil, fmt.Errorf("offset %d: code after the function's end", r.pos)
+			}
+			return append(out, r.b[run:r.pos]...), nil
+		}
+	}
+	return nil, fmt.Errorf("%w: the function does not end", errTruncated)
+}
