@@ -37,6 +37,33 @@ const (
 	opPrefixSIMD  = 0xfd
 )
 
+// shape is how the immediates of an opcode are laid out, where a table can
+// say it.
+type shape uint8
+
+const (
+	shapeOther shape = iota // see instruction
+	shapeNone               // no immediate
+	shapeLEB5               // one LEB128 number of at most 5 bytes
+	shapeLEB10              // one LEB128 number of at most 10 bytes
+)
+
+var shapes = func() (t [256]shape) {
+	for i := range t {
+		switch op := byte(i); {
+		case noImmediate(op):
+			t[i] = shapeNone
+		case op == opBlock, op == opLoop, op == opIf, op == opBr, op == opBrIf, op == opCall, op == opRefFunc,
+			op >= opLocalGet && op <= opTableSet, op == opMemorySize, op == opMemoryGrow, op == opI32Const,
+			op == opRefNull:
+			t[i] = shapeLEB5
+		case op == opI64Const:
+			t[i] = shapeLEB10
+		}
+	}
+	return t
+}()
+
 // noImmediate reports whether op is an instruction of WebAssembly 2.0 that
 // has no immediate: control (unreachable, nop, else, end, return), drop,
 // select, every numeric instruction, and ref.is_null.
@@ -53,6 +80,16 @@ func noImmediate(op byte) bool {
 // instruction reads the immediates of the instruction whose opcode, op, was
 // just read.
 func instruction(r *reader, op byte) (err error) {
+	// Most instructions of a body have no immediate or one number: decide
+	// those by table.
+	switch shapes[op] {
+	case shapeNone:
+		return nil
+	case shapeLEB5:
+		return r.leb(5)
+	case shapeLEB10:
+		return r.leb(10)
+	}
 	switch {
 	case noImmediate(op):
 		return nil

@@ -111,6 +111,8 @@ type instrumenter struct {
 	// start is the start function's index, if hasStart.
 	start    uint32
 	hasStart bool
+	// blocks is instrumentBody's stack of open blocks.
+	blocks []block
 }
 
 // scan records s and what the rewrite needs from its body.

@@ -20,9 +20,13 @@ type checkpoint struct {
 	prefix, suffix []byte // around the weight
 }
 
-// weightLen is the length of a weight's encoding, padded so that it can be
-// written after the body it weighs has been read.
-const weightLen = 5
+// paddedLen is the length of a number written after what it measures or
+// weighs: a LEB128 number padded to five bytes, which the binary format
+// allows for 32-bit numbers.
+const paddedLen = 5
+
+// padding holds the place of a padded number.
+var padding = make([]byte, paddedLen)
 
 func newCheckpoint(fuel, yield uint32) checkpoint {
 	g := appendULEB(nil, uint64(fuel))
@@ -47,15 +51,22 @@ func (c checkpoint) appendTo(out []byte) ([]byte, int) {
 // setWeight writes the weight of a checkpoint heading a body of n
 // instructions at out[at:].
 func setWeight(out []byte, at, n int) {
-	w := min(1+n/64, Fuel)
-	for i := range weightLen - 1 {
-		out[at+i] = byte(w>>(7*i))&0x7f | 0x80
+	setPadded(out[at:], min(1+n/64, Fuel))
+}
+
+// setPadded writes v, which is below 2^31, to b in paddedLen bytes: as an
+// unsigned and as a signed number alike.
+func setPadded(b []byte, v int) {
+	for i := range paddedLen - 1 {
+		b[i] = byte(v>>(7*i))&0x7f | 0x80
 	}
-	out[at+weightLen-1] = byte(w >> (7 * (weightLen - 1)))
+	b[paddedLen-1] = byte(v >> (7 * (paddedLen - 1)))
 }
 
 // appendCode appends the code section s with checkpoints added and calls
-// moved to the instrumented module's function indices.
+// moved to the instrumented module's function indices. The section and the
+// bodies are written in place, their sizes patched in afterwards in padded
+// five-byte numbers: a module of megabytes is then copied once.
 func (in *instrumenter) appendCode(out []byte, s section) ([]byte, error) {
 	r := reader{b: in.wasm, pos: s.body, end: s.end}
 	n, err := r.count(3)
@@ -63,10 +74,9 @@ func (in *instrumenter) appendCode(out []byte, s section) ([]byte, error) {
 		return nil, err
 	}
 	c := newCheckpoint(in.importedGlobals+in.globals, in.importedFuncs)
-	body := make([]byte, 0, s.end-s.body+(s.end-s.body)/4)
-	body = appendULEB(body, uint64(n))
-	var fn []byte
-	var blocks []block
+	out = append(out, sectionCode)
+	sectionSize := len(out)
+	out = appendULEB(append(out, padding...), uint64(n))
 	for i := uint32(0); i < n; i++ {
 		size, err := r.u32()
 		if err != nil {
@@ -76,18 +86,18 @@ func (in *instrumenter) appendCode(out []byte, s section) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if fn, err = in.instrumentBody(fn[:0], code, c, blocks[:0]); err != nil {
+		bodySize := len(out)
+		out = append(out, padding...)
+		if out, err = in.instrumentBody(out, code, c); err != nil {
 			return nil, fmt.Errorf("function body %d: %w", i, err)
 		}
-		body = appendULEB(body, uint64(len(fn)))
-		body = append(body, fn...)
+		setPadded(out[bodySize:], len(out)-bodySize-paddedLen)
 	}
 	if err := r.done(); err != nil {
 		return nil, err
 	}
-	out = append(out, sectionCode)
-	out = appendULEB(out, uint64(len(body)))
-	return append(out, body...), nil
+	setPadded(out[sectionSize:], len(out)-sectionSize-paddedLen)
+	return out, nil
 }
 
 // block is a block, loop or if the instrumenter is inside of, or the
@@ -99,8 +109,8 @@ type block struct {
 
 // instrumentBody appends to out the function body r, its locals and code,
 // with a checkpoint at its start and after every loop's block type, and
-// calls and ref.func moved. blocks is scratch space.
-func (in *instrumenter) instrumentBody(out []byte, r reader, c checkpoint, blocks []block) ([]byte, error) {
+// calls and ref.func moved.
+func (in *instrumenter) instrumentBody(out []byte, r reader, c checkpoint) ([]byte, error) {
 	start := r.pos
 	groups, err := r.count(2)
 	for i := uint32(0); err == nil && i < groups; i++ {
@@ -113,13 +123,15 @@ func (in *instrumenter) instrumentBody(out []byte, r reader, c checkpoint, block
 	}
 	out = append(out, r.b[start:r.pos]...)
 	out, at := c.appendTo(out)
-	blocks = append(blocks, block{weightAt: at})
+	blocks := append(in.blocks[:0], block{weightAt: at})
+	defer func() { in.blocks = blocks }() // reused by the next body
 
 	run := r.pos // the first byte not yet copied to out
 	count := 0   // instructions read
 	for r.pos < r.end {
 		at := r.pos
-		op, _ := r.byte()
+		op := r.b[r.pos]
+		r.pos++
 		if err := instruction(&r, op); err != nil {
 			return nil, fmt.Errorf("offset %d: %w", at, err)
 		}

@@ -24,6 +24,17 @@ func (r *reader) byte() (byte, error) {
 
 // leb skips a LEB128 number of at most maxLen bytes.
 func (r *reader) leb(maxLen int) error {
+	for i, end := r.pos, min(r.pos+maxLen, r.end); i < end; i++ {
+		if r.b[i] < 0x80 {
+			r.pos = i + 1
+			return nil
+		}
+	}
+	return r.lebSlow(maxLen)
+}
+
+// lebSlow is leb for a number that is too long or truncated: it reports why.
+func (r *reader) lebSlow(maxLen int) error {
 	start := r.pos
 	for i := 0; i < maxLen; i++ {
 		b, err := r.byte()
@@ -39,6 +50,10 @@ func (r *reader) leb(maxLen int) error {
 
 // u32 reads an unsigned LEB128 number that fits in 32 bits.
 func (r *reader) u32() (uint32, error) {
+	if r.pos < r.end && r.b[r.pos] < 0x80 { // most numbers: one byte
+		r.pos++
+		return uint32(r.b[r.pos-1]), nil
+	}
 	start := r.pos
 	var v uint64
 	for shift := 0; shift < 35; shift += 7 {
