@@ -13,16 +13,20 @@ import (
 // a person answering is not the guest's doing, and a deadline that kept
 // running would turn a slow human into a timed-out tool.
 //
-// When the time runs out Err returns context.DeadlineExceeded, exactly as
-// with context.WithTimeout, so that wazero closes the instance with its
-// deadline exit code and classify reports ErrTimeout.
+// It has no timer. The guest's yields ask Err every few thousand
+// instructions (interrupt.go), and so do the host functions; Err notices a
+// clock that ran out and then closes Done. A timer would cost every call
+// more than the guest's echo itself, for a Done nothing waits on while the
+// guest runs: while the client is asked the clock is stopped, and the
+// parent's end still closes Done at once. When the time runs out Err
+// returns context.DeadlineExceeded, exactly as with context.WithTimeout, and
+// classify reports ErrTimeout.
 type budget struct {
 	parent context.Context
-	done   chan struct{}
-	timer  *time.Timer
 	stop   func() bool // stops the propagation of parent's cancellation
 
 	mu     sync.Mutex
+	done   chan struct{} // guarded by mu; made when first asked for
 	err    error         // guarded by mu; set once, when done is closed
 	left   time.Duration // guarded by mu; running time left when the clock last stopped
 	since  time.Time     // guarded by mu; when the clock last started
@@ -31,11 +35,17 @@ type budget struct {
 
 var _ context.Context = (*budget)(nil)
 
+// closedChan is the Done of a budget that ended before anyone asked.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
 // newBudget starts a budget of d under parent. release must be called when
 // the call ends.
 func newBudget(parent context.Context, d time.Duration) *budget {
-	b := &budget{parent: parent, done: make(chan struct{}), left: d, since: time.Now()}
-	b.timer = time.AfterFunc(d, func() { b.finish(context.DeadlineExceeded) })
+	b := &budget{parent: parent, left: d, since: time.Now()}
 	b.stop = context.AfterFunc(parent, func() { b.finish(parent.Err()) })
 	// AfterFunc runs its function in a goroutine of its own: a parent done
 	// already must make the budget done before the call starts.
@@ -48,8 +58,17 @@ func newBudget(parent context.Context, d time.Duration) *budget {
 func (b *budget) finish(err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.err == nil {
-		b.err = err
+	b.finishLocked(err)
+}
+
+func (b *budget) finishLocked(err error) {
+	if b.err != nil {
+		return
+	}
+	b.err = err
+	if b.done == nil {
+		b.done = closedChan
+	} else {
 		close(b.done)
 	}
 }
@@ -61,10 +80,12 @@ func (b *budget) pause() {
 	if b.paused || b.err != nil {
 		return
 	}
-	b.paused = true
-	if b.timer.Stop() {
-		b.left -= time.Since(b.since)
+	b.left -= time.Since(b.since)
+	if b.left <= 0 {
+		b.finishLocked(context.DeadlineExceeded)
+		return
 	}
+	b.paused = true
 }
 
 // resume restarts the clock stopped by pause with the time that was left.
@@ -76,23 +97,27 @@ func (b *budget) resume() {
 	}
 	b.paused = false
 	b.since = time.Now()
-	b.timer.Reset(max(b.left, 0))
 }
 
-// release frees the timer and the propagation from the parent.
-func (b *budget) release() {
-	b.timer.Stop()
-	b.stop()
-}
+// release frees the propagation from the parent.
+func (b *budget) release() { b.stop() }
 
 // Deadline reports the parent's deadline only: the budget's own moves when
 // it is paused, so it promises none.
 func (b *budget) Deadline() (time.Time, bool) { return b.parent.Deadline() }
 
-// Done is closed when the parent is done or the running time is used up.
-func (b *budget) Done() <-chan struct{} { return b.done }
+// Done is closed when the parent is done, or when Err has seen the running
+// time used up.
+func (b *budget) Done() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done == nil {
+		b.done = make(chan struct{})
+	}
+	return b.done
+}
 
-// Err is nil until Done is closed, then the parent's error or
+// Err is nil until the budget is done, then the parent's error or
 // context.DeadlineExceeded. It looks at the parent itself rather than wait
 // for the propagation goroutine, so that a host function asking right after
 // a cancellation (cancelled) already sees it.
@@ -102,6 +127,9 @@ func (b *budget) Err() error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.err == nil && !b.paused && time.Since(b.since) >= b.left {
+		b.finishLocked(context.DeadlineExceeded)
+	}
 	return b.err
 }
 
