@@ -102,8 +102,10 @@ type Host struct {
 	log   *slog.Logger
 	opts  plugin.Options
 	cache wazero.CompilationCache
-	reg   *registry.Registry[*module]
-	open  atomic.Int64 // modules loaded and not yet closed
+	// runtime is shared by every module: its host modules are set up once.
+	runtime *sandbox.Runtime
+	reg     *registry.Registry[*module]
+	open    atomic.Int64 // modules loaded and not yet closed
 
 	// loading serialises the loaders (LoadDir, LoadFile, Watch batches) so
 	// that an older read of a file never replaces a newer one.
@@ -151,11 +153,15 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	h.stopCtx, h.stop = context.WithCancel(context.Background())
 	var claims registry.ClaimStore
 	h.cache, claims = openCache(cfg.cacheDir, h.dir, h.log)
+	if h.runtime, err = sandbox.NewRuntime(ctx, h.cache); err != nil {
+		_ = h.cache.Close(ctx)
+		return nil, fmt.Errorf("new runtime: %w", err)
+	}
 	h.opts = plugin.Options{
 		Sandbox: sandbox.Options{
-			Limits: sandbox.Limits{MemoryPages: pages, Timeout: cfg.timeout, ClientWait: cfg.clientWait, MaxOutput: uint32(cfg.maxOutput)},
-			Cache:  h.cache,
-			Logger: h.log,
+			Limits:  sandbox.Limits{MemoryPages: pages, Timeout: cfg.timeout, ClientWait: cfg.clientWait, MaxOutput: uint32(cfg.maxOutput)},
+			Runtime: h.runtime,
+			Logger:  h.log,
 		},
 		MaxInput: cfg.maxInput,
 	}
@@ -262,6 +268,9 @@ func (h *Host) Close(ctx context.Context) error {
 	h.loading.Lock()
 	defer h.loading.Unlock()
 	err := h.reg.Close(ctx)
+	if cerr := h.runtime.Close(ctx); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("close runtime: %w", cerr))
+	}
 	if cerr := h.cache.Close(ctx); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("close compilation cache: %w", cerr))
 	}

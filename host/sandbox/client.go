@@ -58,14 +58,14 @@ type hostFunction struct {
 }
 
 // clientFunctions are the host functions of the client features.
-func (m *Module) clientFunctions() []hostFunction {
+func clientFunctions() []hostFunction {
 	return []hostFunction{
-		{abi.ImportProgress, api.GoModuleFunc(m.progress), []api.ValueType{f64, f64, i32, i32},
+		{abi.ImportProgress, ofModule((*Module).progress), []api.ValueType{f64, f64, i32, i32},
 			[]string{"progress", "total", "msg_ptr", "msg_len"}, nil},
 		{abi.ImportCancelled, api.GoModuleFunc(cancelled), nil, nil, []api.ValueType{i32}},
-		{abi.ImportSample, api.GoModuleFunc(m.sample), []api.ValueType{i32, i32},
+		{abi.ImportSample, ofModule((*Module).sample), []api.ValueType{i32, i32},
 			[]string{"req_ptr", "req_len"}, []api.ValueType{i64}},
-		{abi.ImportElicit, api.GoModuleFunc(m.elicit), []api.ValueType{i32, i32},
+		{abi.ImportElicit, ofModule((*Module).elicit), []api.ValueType{i32, i32},
 			[]string{"req_ptr", "req_len"}, []api.ValueType{i64}},
 		{abi.ImportReadReply, api.GoModuleFunc(readReply), []api.ValueType{i32, i32},
 			[]string{"dst_ptr", "dst_len"}, []api.ValueType{i32}},

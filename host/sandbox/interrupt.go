@@ -50,13 +50,13 @@ func (m *Module) guard(ctx context.Context, in *instance, fn func() error) error
 }
 
 // done counts in as no longer running and, if it was the last call of a
-// closed module, closes the runtime that Close left open for it.
+// closed module, releases what Close left for it.
 func (m *Module) done(in *instance) {
 	m.mu.Lock()
 	delete(m.running, in)
 	last := m.closed && len(m.running) == 0
 	m.mu.Unlock()
 	if last {
-		_ = m.rt.Close(context.Background())
+		m.release(context.Background())
 	}
 }

@@ -2,10 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"unicode/utf8"
 
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmcp/wasmcp/abi"
@@ -17,22 +19,35 @@ import (
 // the yield function of the instrumentation (interrupt.go). Only the
 // functions it exports may be imported; bounds.Instrument refuses a module
 // that imports yield itself.
-func (m *Module) instantiateHost(ctx context.Context) (api.Module, error) {
-	b := m.rt.NewHostModuleBuilder(abi.ImportModule).
+func instantiateHost(ctx context.Context, rt wazero.Runtime) (api.Module, error) {
+	b := rt.NewHostModuleBuilder(abi.ImportModule).
 		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(m.log), []api.ValueType{i32, i32, i32}, nil).
+		WithGoModuleFunction(ofModule((*Module).log), []api.ValueType{i32, i32, i32}, nil).
 		WithParameterNames("level", "msg_ptr", "msg_len").
 		Export(abi.ImportLog).
 		NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(yield), nil, []api.ValueType{i32}).
 		Export(bounds.YieldImport)
-	for _, f := range m.clientFunctions() {
+	for _, f := range clientFunctions() {
 		b = b.NewFunctionBuilder().
 			WithGoModuleFunction(f.fn, f.params, f.results).
 			WithParameterNames(f.names...).
 			Export(f.name)
 	}
 	return b.Instantiate(ctx)
+}
+
+// ofModule makes a method of Module a host function: the runtime's host
+// module serves every Module compiled in it, so the method's Module is the
+// one whose instance called, found in the context.
+func ofModule(fn func(*Module, context.Context, api.Module, []uint64)) api.GoModuleFunc {
+	return func(ctx context.Context, mod api.Module, stack []uint64) {
+		in := instanceFrom(ctx)
+		if in == nil {
+			panic(errors.New("host function called outside a call of the sandbox"))
+		}
+		fn(in.module, ctx, mod, stack)
+	}
 }
 
 // log implements wasmcp.log: (level, msg_ptr, msg_len) -> (). The message is

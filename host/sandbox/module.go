@@ -21,12 +21,14 @@ const wasiModule = wasi_snapshot_preview1.ModuleName
 // Module is one compiled guest with its own runtime and instance pool. Its
 // methods are safe for concurrent use.
 type Module struct {
-	name     string
-	opts     Options
-	rt       wazero.Runtime
-	compiled wazero.CompiledModule
-	config   wazero.ModuleConfig
-	info     Info
+	name    string
+	opts    Options
+	runtime *Runtime
+	// ownsRuntime is set when runtime is the module's own, closed with it.
+	ownsRuntime bool
+	compiled    wazero.CompiledModule
+	config      wazero.ModuleConfig
+	info        Info
 
 	mu   sync.Mutex
 	idle []*instance // guarded by mu
@@ -46,45 +48,34 @@ type Module struct {
 // the module in errors and logs.
 func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Module, error) {
 	opts = opts.withDefaults()
-	cfg := wazero.NewRuntimeConfig().
-		// Not WithCloseOnContextDone: guests are stopped at their deadline
-		// by the fuel bounds.Instrument meters them with (interrupt.go),
-		// at a fraction of its cost.
-		// DWARF sections are the guest's, untrusted: with debug info on,
-		// wazero parses them and, on every trap, reads a whole line table
-		// under a lock held across the module's instances, to add source
-		// lines to a stack trace that trapMessage drops anyway.
-		WithDebugInfoEnabled(false)
-	// The memory limit is not set here with WithMemoryLimitPages: wazero
-	// refuses a grow past that limit without telling anyone, so a trap after a
-	// failed grow would be indistinguishable from any other trap. Instead each
-	// instance's memory comes from limitedMemory, which enforces the limit and
-	// records the refusal (see memory.go).
-	if opts.Cache != nil {
-		cfg = cfg.WithCompilationCache(opts.Cache)
-	}
-	m := &Module{name: name, opts: opts, rt: wazero.NewRuntimeWithConfig(ctx, cfg), config: opts.moduleConfig(),
+	m := &Module{name: name, opts: opts, runtime: opts.Runtime, config: opts.moduleConfig(),
 		running: map[*instance]struct{}{}}
+	if m.runtime == nil {
+		r, err := NewRuntime(ctx, opts.Cache)
+		if err != nil {
+			return nil, fmt.Errorf("compile %s: %w", name, err)
+		}
+		m.runtime, m.ownsRuntime = r, true
+	}
 	if err := m.compile(ctx, wasm); err != nil {
-		_ = m.rt.Close(ctx)
+		m.release(ctx)
 		return nil, fmt.Errorf("compile %s: %w", name, err)
 	}
 	return m, nil
 }
 
-func (m *Module) compile(ctx context.Context, wasm []byte) error {
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, m.rt); err != nil {
-		return fmt.Errorf("instantiate %s: %w", wasiModule, err)
+// release frees what the module holds in its runtime: the runtime itself
+// when it is the module's own, else the compiled module.
+func (m *Module) release(ctx context.Context) {
+	if m.ownsRuntime {
+		_ = m.runtime.Close(ctx)
+	} else if m.compiled != nil {
+		_ = m.compiled.Close(ctx)
 	}
-	host, err := m.instantiateHost(ctx)
-	if err != nil {
-		return fmt.Errorf("instantiate %s: %w", abi.ImportModule, err)
-	}
-	hosts := map[string]map[string]api.FunctionDefinition{
-		wasiModule:       m.rt.Module(wasiModule).ExportedFunctionDefinitions(),
-		abi.ImportModule: host.ExportedFunctionDefinitions(),
-	}
+}
 
+func (m *Module) compile(ctx context.Context, wasm []byte) error {
+	var err error
 	// wazero allocates by the counts in the binary before it reads what
 	// they count, a table's initial size when it instantiates, and whatever
 	// table.grow asks up to the table's maximum: a dozen bytes could exhaust
@@ -95,10 +86,10 @@ func (m *Module) compile(ctx context.Context, wasm []byte) error {
 	if wasm, err = bounds.Instrument(wasm); err != nil {
 		return fmt.Errorf("invalid module: %w", err)
 	}
-	if m.compiled, err = m.rt.CompileModule(ctx, wasm); err != nil {
+	if m.compiled, err = m.runtime.rt.CompileModule(ctx, wasm); err != nil {
 		return err
 	}
-	if err := checkImports(m.compiled, hosts); err != nil {
+	if err := checkImports(m.compiled, m.runtime.hosts); err != nil {
 		return err
 	}
 	if err := checkExports(m.compiled, m.opts.Limits.MemoryPages); err != nil {
@@ -115,7 +106,8 @@ func (m *Module) compile(ctx context.Context, wasm []byte) error {
 		return fmt.Errorf("instantiate: %w", m.classify(ctx, callCtx, in, err))
 	}
 	stack := in.stack[:1]
-	if err := m.guard(callCtx, in, func() error { return in.versionFn.CallWithStack(callCtx, stack) }); err != nil {
+	versionCtx := withInstance(callCtx, in)
+	if err := m.guard(callCtx, in, func() error { return in.versionFn.CallWithStack(versionCtx, stack) }); err != nil {
 		_ = in.mod.Close(ctx)
 		return fmt.Errorf("%s: %w", abi.ExportVersion, m.classify(ctx, callCtx, in, err))
 	}
@@ -262,11 +254,16 @@ func (in *instance) region(ctx context.Context, fn api.Function, limit uint32, s
 }
 
 // Close closes the module and every instance. Calls still running are
-// stopped at their next loop and fail with ErrClosed; the runtime, whose
-// memory they may still be using, is closed when the last of them has
-// returned, by Close itself when none runs.
+// stopped at their next yield and fail with ErrClosed; the compiled module
+// (or the module's own runtime), whose code and memory they may still be
+// using, is released when the last of them has returned, by Close itself
+// when none runs.
 func (m *Module) Close(ctx context.Context) error {
 	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
 	m.closed = true
 	idle := m.idle
 	m.idle = nil
@@ -278,10 +275,10 @@ func (m *Module) Close(ctx context.Context) error {
 	for _, in := range idle {
 		_ = in.mod.Close(ctx)
 	}
-	if !last {
-		return nil
+	if last {
+		m.release(ctx)
 	}
-	return m.rt.Close(ctx)
+	return nil
 }
 
 // isClosed reports whether Close has been called.

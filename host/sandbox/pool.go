@@ -14,6 +14,7 @@ import (
 
 // instance is one instantiation of a module. It serves one call at a time.
 type instance struct {
+	module                                 *Module
 	mod                                    api.Module
 	versionFn, allocFn, describeFn, callFn api.Function
 	memory                                 *limitedMemory
@@ -93,13 +94,13 @@ func (m *Module) put(ctx context.Context, in *instance) {
 // _initialize, under ctx's deadline. On error the returned instance, if not
 // nil, is already closed but still tells classify about its memory.
 func (m *Module) instantiate(ctx context.Context) (*instance, error) {
-	in := &instance{}
+	in := &instance{module: m}
 	ctx = experimental.WithMemoryAllocator(withInstance(ctx, in), experimental.MemoryAllocatorFunc(
 		func(_, _ uint64) experimental.LinearMemory {
 			in.memory = &limitedMemory{limit: uint64(m.opts.Limits.MemoryPages) * pageSize}
 			return in.memory
 		}))
-	mod, err := m.rt.InstantiateModule(ctx, m.compiled, m.moduleConfigNow())
+	mod, err := m.runtime.rt.InstantiateModule(ctx, m.compiled, m.moduleConfigNow())
 	if err != nil {
 		if in.memory == nil {
 			return nil, err

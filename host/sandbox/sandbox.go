@@ -67,8 +67,12 @@ type Limits struct {
 type Options struct {
 	// Limits bound every call.
 	Limits Limits
+	// Runtime is the runtime to compile in, shared with other modules; nil
+	// gives the module a runtime of its own, closed with it.
+	Runtime *Runtime
 	// Cache holds compiled code shared by every module's runtime; nil
-	// compiles each module afresh.
+	// compiles each module afresh. It is for a runtime of the module's own:
+	// a shared Runtime has its own cache.
 	Cache wazero.CompilationCache
 	// Logger receives every guest log line, with "plugin" and "tool"
 	// attributes. Nil means slog.Default().

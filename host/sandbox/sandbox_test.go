@@ -407,3 +407,33 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompile compiles a small module from a warm on-disk compilation cache
+// and describes it, in a runtime of its own: what loading each of many
+// plugins costs the sandbox at start-up. BenchmarkCompileShared is the
+// same in a shared Runtime.
+func BenchmarkCompile(b *testing.B) {
+	ctx := context.Background()
+	cache, err := wazero.NewCompilationCacheWithDir(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cache.Close(ctx)
+	benchmarkCompile(b, sandbox.Options{Cache: cache})
+}
+
+func benchmarkCompile(b *testing.B, opts sandbox.Options) {
+	ctx := context.Background()
+	wasm := guest(b, "guest")
+	opts.Logger = slog.New(slog.DiscardHandler)
+	for b.Loop() {
+		m, err := sandbox.Compile(ctx, "guest", wasm, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Describe(ctx); err != nil {
+			b.Fatal(err)
+		}
+		_ = m.Close(ctx)
+	}
+}
