@@ -27,17 +27,29 @@ type loop struct {
 	// reported Removed when it vanishes.
 	known   map[string]fileState
 	pending map[string]*pending
-	touched map[string]struct{} // paths notified during the current drain
-	ready   []Event             // settled, not yet delivered; sorted when delivered
-	readyAt map[string]int      // index into ready, to merge a path's later state
-	lost    bool                // the directory is gone; polling for it
+	touched map[string]fsnotify.Op // paths notified since the last flush, with their ops
+	ready   []Event                // settled, not yet delivered; sorted when delivered
+	readyAt map[string]int         // index into ready, to merge a path's later state
+	lost    bool                   // the directory is gone; polling for it
 }
 
 // pending is a path that had an event and has not settled yet.
 type pending struct {
-	due    time.Time // when it will have been quiet for Settle
+	due    time.Time // when it will have been quiet long enough (see landed)
 	sample fileState // its state at its last event (or last re-check)
 	force  bool      // report Changed even if the state equals the known one
+	// created and wrote record, since the path became pending, a Create
+	// notification, and a Write or anything else that may have written the
+	// file (a rescan, a change no notification announced).
+	created, wrote bool
+}
+
+// landed reports whether the path looks like a file that arrived complete:
+// a rename or a hard link into the directory notifies Create and nothing
+// else, and the file is not empty. Such a path needs only a short quiet
+// period; anything written in place needs Settle.
+func (p *pending) landed() bool {
+	return p.created && !p.wrote && p.sample.exists() && p.sample.fi.Size() > 0
 }
 
 func (w *Watcher) run(known map[string]fileState) {
@@ -48,7 +60,7 @@ func (w *Watcher) run(known map[string]fileState) {
 		w:       w,
 		known:   known,
 		pending: make(map[string]*pending),
-		touched: make(map[string]struct{}),
+		touched: make(map[string]fsnotify.Op),
 		readyAt: make(map[string]int),
 	}
 	timer := time.NewTimer(time.Hour)
@@ -142,12 +154,17 @@ func (l *loop) drain(ev fsnotify.Event) bool {
 		}
 		break // nothing more queued
 	}
-	now := time.Now()
-	for p := range l.touched {
-		l.touch(p, statFile(p), false, now)
+	l.flush(time.Now())
+	return open
+}
+
+// flush samples each path noted since the last flush, once however many
+// notifications it had.
+func (l *loop) flush(now time.Time) {
+	for p, ops := range l.touched {
+		l.touch(p, statFile(p), ops, false, now)
 	}
 	clear(l.touched)
-	return open
 }
 
 // note records that ev's path needs a look. Events for the directory itself
@@ -164,24 +181,33 @@ func (l *loop) note(ev fsnotify.Event) {
 	if filepath.Dir(name) != l.w.dir || !l.w.match(filepath.Base(name)) {
 		return
 	}
-	l.touched[name] = struct{}{}
+	l.touched[name] |= ev.Op
 }
 
-// touch (re)starts path's quiet period with a fresh sample.
-func (l *loop) touch(path string, sample fileState, force bool, now time.Time) {
+// touch (re)starts path's quiet period with a fresh sample: the short one
+// of a landed file, Settle otherwise. ops are the notifications that caused
+// it; zero means none were seen (a rescan, the directory going away), which
+// counts as a possible write.
+func (l *loop) touch(path string, sample fileState, ops fsnotify.Op, force bool, now time.Time) {
 	p := l.pending[path]
 	if p == nil {
 		p = &pending{}
 		l.pending[path] = p
 	}
-	p.due = now.Add(l.w.settle)
 	p.sample = sample
 	p.force = p.force || force
+	p.created = p.created || ops.Has(fsnotify.Create)
+	p.wrote = p.wrote || ops == 0 || ops.Has(fsnotify.Write)
+	quiet := l.w.settle
+	if p.landed() {
+		quiet = l.w.landed
+	}
+	p.due = now.Add(quiet)
 }
 
-// nextWake is when settle must next run: when the whole directory has been
-// quiet for Settle (so the batch is complete), or when the earliest quiet path
-// has waited hold for that, whichever comes first.
+// nextWake is when settle must next run: when every pending path has been
+// quiet long enough (so the batch is complete), or when the earliest quiet
+// path has waited hold for that, whichever comes first.
 func (l *loop) nextWake() (time.Time, bool) {
 	minDue, maxDue, ok := l.dueRange()
 	if !ok {
@@ -223,7 +249,9 @@ func (l *loop) settle(now time.Time) {
 		if !cur.same(p.sample) {
 			// It changed although no notification said so: still being
 			// written through another path, or the notification is late.
+			// Either way it is being written, so it needs Settle.
 			p.sample = cur
+			p.wrote = true
 			p.due = now.Add(l.w.settle)
 			continue
 		}
@@ -294,11 +322,11 @@ func (l *loop) rescanAll() {
 	}
 	now := time.Now()
 	for path, st := range states {
-		l.touch(path, st, true, now)
+		l.touch(path, st, 0, true, now)
 	}
 	for path := range l.known {
 		if _, ok := states[path]; !ok {
-			l.touch(path, statFile(path), true, now)
+			l.touch(path, statFile(path), 0, true, now)
 		}
 	}
 }
@@ -322,7 +350,7 @@ func (l *loop) dirGone() {
 	l.lost = true
 	now := time.Now()
 	for path := range l.known {
-		l.touch(path, statFile(path), false, now)
+		l.touch(path, statFile(path), 0, false, now)
 	}
 }
 

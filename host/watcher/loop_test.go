@@ -17,12 +17,19 @@ func newLoop(t *testing.T, dir string, settle time.Duration) *loop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &Watcher{dir: dir, settle: settle, hold: 10 * settle, match: DefaultMatch, log: testLogger(t)}
+	w := &Watcher{
+		dir:    dir,
+		settle: settle,
+		hold:   10 * settle,
+		landed: min(landedQuiet, settle),
+		match:  DefaultMatch,
+		log:    testLogger(t),
+	}
 	return &loop{
 		w:       w,
 		known:   known,
 		pending: map[string]*pending{},
-		touched: map[string]struct{}{},
+		touched: map[string]fsnotify.Op{},
 		readyAt: map[string]int{},
 	}
 }
@@ -56,7 +63,7 @@ func TestSettleRearmsWhileFileChanges(t *testing.T) {
 	}
 
 	t0 := time.Now()
-	l.touch(p, statFile(p), false, t0) // the notification for the first chunk
+	l.touch(p, statFile(p), fsnotify.Write, false, t0) // the notification for the first chunk
 	appendTo(t, link, "second chunk;")
 
 	due := t0.Add(time.Second)
@@ -91,8 +98,8 @@ func TestSettleHoldsForBatchUpToLimit(t *testing.T) {
 	writeFile(t, busy, "b")
 
 	t0 := time.Now()
-	l.touch(quiet, statFile(quiet), false, t0)
-	l.touch(busy, statFile(busy), false, t0.Add(50*time.Millisecond))
+	l.touch(quiet, statFile(quiet), fsnotify.Write, false, t0)
+	l.touch(busy, statFile(busy), fsnotify.Write, false, t0.Add(50*time.Millisecond))
 	if wake, _ := l.nextWake(); !wake.Equal(t0.Add(150 * time.Millisecond)) {
 		t.Fatalf("wake %v, want when both are quiet", wake.Sub(t0))
 	}
@@ -103,7 +110,7 @@ func TestSettleHoldsForBatchUpToLimit(t *testing.T) {
 
 	// busy keeps getting notifications; quiet must not starve.
 	for at := 100 * time.Millisecond; at < 2*time.Second; at += 50 * time.Millisecond {
-		l.touch(busy, statFile(busy), false, t0.Add(at))
+		l.touch(busy, statFile(busy), fsnotify.Write, false, t0.Add(at))
 	}
 	limit := t0.Add(100*time.Millisecond + l.w.hold)
 	if wake, _ := l.nextWake(); !wake.Equal(limit) {
@@ -174,8 +181,8 @@ func TestForceSurvivesLaterEvents(t *testing.T) {
 	l := newLoop(t, dir, time.Second)
 	p := filepath.Join(dir, "x.wasm")
 	t0 := time.Now()
-	l.touch(p, statFile(p), true, t0)                        // rescan
-	l.touch(p, statFile(p), false, t0.Add(time.Millisecond)) // e.g. a chmod to the same mode
+	l.touch(p, statFile(p), 0, true, t0)                                     // rescan
+	l.touch(p, statFile(p), fsnotify.Chmod, false, t0.Add(time.Millisecond)) // e.g. a chmod to the same mode
 	l.settle(t0.Add(2 * time.Second))
 	if want := (Event{p, Changed}); len(l.ready) != 1 || l.ready[0] != want {
 		t.Fatalf("got %v, want [%v]", l.ready, want)

@@ -51,6 +51,11 @@ func (e Event) String() string { return e.Op.String() + " " + e.Path }
 // package documentation for how it was chosen.
 const DefaultSettle = 200 * time.Millisecond
 
+// landedQuiet is the quiet period of a file that landed complete (see the
+// package documentation), when shorter than Settle. It only has to cover the
+// delivery of Write notifications already queued when the file was sampled.
+const landedQuiet = 20 * time.Millisecond
+
 // pollInterval is how often a vanished directory is looked for. Only a stat
 // per tick, and only while the directory is missing.
 const pollInterval = 500 * time.Millisecond
@@ -58,7 +63,8 @@ const pollInterval = 500 * time.Millisecond
 // Options configures a [Watcher]. The zero value is ready to use.
 type Options struct {
 	// Settle is how long a path must go without events before it is
-	// examined and reported. Zero means [DefaultSettle]; negative is an error.
+	// examined and reported, unless it landed complete (see the package
+	// documentation). Zero means [DefaultSettle]; negative is an error.
 	Settle time.Duration
 	// Match reports whether a base name can be a plugin file. Nil means
 	// [DefaultMatch]. Pass the same function to [Scan].
@@ -76,6 +82,7 @@ type Watcher struct {
 	dir    string
 	settle time.Duration
 	hold   time.Duration // longest a settled path waits for the rest of its batch
+	landed time.Duration // quiet period of a file that landed complete
 	match  func(string) bool
 	log    *slog.Logger
 	fsw    *fsnotify.Watcher
@@ -120,6 +127,7 @@ func New(dir string, opts Options) (*Watcher, error) {
 		w.settle = DefaultSettle
 	}
 	w.hold = 10 * w.settle
+	w.landed = min(landedQuiet, w.settle)
 	if w.log == nil {
 		w.log = slog.Default()
 	}
