@@ -151,9 +151,9 @@ func TestLandedSkipsSettle(t *testing.T) {
 			for oneDrain, l := range loops {
 				t0 := time.Now()
 				replay(l, evs, t0, oneDrain)
-				at := t0.Add(landedQuiet)
+				at := t0.Add(LandedQuiet)
 				if wake, ok := l.nextWake(); !ok || !wake.Equal(at) {
-					t.Fatalf("one drain %v: next wake after %v, want %v", oneDrain, wake.Sub(t0), landedQuiet)
+					t.Fatalf("one drain %v: next wake after %v, want %v", oneDrain, wake.Sub(t0), LandedQuiet)
 				}
 				checkReported(t, takeAt(l, at), tc.want)
 			}
@@ -218,8 +218,8 @@ func TestWrittenWaitsSettle(t *testing.T) {
 				if wake, ok := l.nextWake(); !ok || !wake.Equal(at) {
 					t.Fatalf("one drain %v: next wake after %v, want an hour", oneDrain, wake.Sub(t0))
 				}
-				if b := takeAt(l, t0.Add(landedQuiet)); b != nil {
-					t.Fatalf("one drain %v: reported %v after %v", oneDrain, b, landedQuiet)
+				if b := takeAt(l, t0.Add(LandedQuiet)); b != nil {
+					t.Fatalf("one drain %v: reported %v after %v", oneDrain, b, LandedQuiet)
 				}
 				if b := takeAt(l, at.Add(-time.Nanosecond)); b != nil {
 					t.Fatalf("one drain %v: reported %v before Settle", oneDrain, b)
@@ -276,8 +276,8 @@ func TestLandedDemoted(t *testing.T) {
 	t.Run("write", func(t *testing.T) {
 		l := newLoop(t, dir, settle)
 		l.touch(p, statFile(p), fsnotify.Create, false, t0)
-		if due := l.pending[p].due; !due.Equal(t0.Add(landedQuiet)) {
-			t.Fatalf("landed file due after %v, want %v", due.Sub(t0), landedQuiet)
+		if due := l.pending[p].due; !due.Equal(t0.Add(LandedQuiet)) {
+			t.Fatalf("landed file due after %v, want %v", due.Sub(t0), LandedQuiet)
 		}
 		l.touch(p, statFile(p), fsnotify.Write, false, t0.Add(time.Millisecond))
 		l.touch(p, statFile(p), fsnotify.Create, false, t0.Add(2*time.Millisecond)) // renamed over again
@@ -289,7 +289,7 @@ func TestLandedDemoted(t *testing.T) {
 		l := newLoop(t, dir, settle)
 		l.touch(p, statFile(p), fsnotify.Create, false, t0)
 		appendTo(t, p, " and written through another path")
-		at := t0.Add(landedQuiet)
+		at := t0.Add(LandedQuiet)
 		if b := takeAt(l, at); b != nil {
 			t.Fatalf("reported %v while it changed", b)
 		}
@@ -332,10 +332,10 @@ func TestLandedBatching(t *testing.T) {
 	t.Run("only landed files", func(t *testing.T) {
 		l, landed, _ := newBatchLoop(t)
 		l.touch(landed, statFile(landed), fsnotify.Create, false, t0)
-		if wake, _ := l.nextWake(); !wake.Equal(t0.Add(landedQuiet)) {
-			t.Fatalf("wake after %v, want %v", wake.Sub(t0), landedQuiet)
+		if wake, _ := l.nextWake(); !wake.Equal(t0.Add(LandedQuiet)) {
+			t.Fatalf("wake after %v, want %v", wake.Sub(t0), LandedQuiet)
 		}
-		if b := takeAt(l, t0.Add(landedQuiet)); len(b) != 1 || b[0] != (Event{landed, Changed}) {
+		if b := takeAt(l, t0.Add(LandedQuiet)); len(b) != 1 || b[0] != (Event{landed, Changed}) {
 			t.Fatalf("got %v, want the landed file", b)
 		}
 	})
@@ -359,7 +359,7 @@ func TestLandedBatching(t *testing.T) {
 		for at := time.Duration(0); at < 3*hold; at += 10 * time.Millisecond {
 			l.touch(written, statFile(written), fsnotify.Write, false, t0.Add(at))
 		}
-		want := t0.Add(landedQuiet + hold)
+		want := t0.Add(LandedQuiet + hold)
 		if wake, _ := l.nextWake(); !wake.Equal(want) {
 			t.Fatalf("wake after %v, want %v", wake.Sub(t0), want.Sub(t0))
 		}

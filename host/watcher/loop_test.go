@@ -21,7 +21,7 @@ func newLoop(t *testing.T, dir string, settle time.Duration) *loop {
 		dir:    dir,
 		settle: settle,
 		hold:   10 * settle,
-		landed: min(landedQuiet, settle),
+		landed: min(LandedQuiet, settle),
 		match:  DefaultMatch,
 		log:    testLogger(t),
 	}

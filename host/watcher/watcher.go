@@ -51,10 +51,10 @@ func (e Event) String() string { return e.Op.String() + " " + e.Path }
 // package documentation for how it was chosen.
 const DefaultSettle = 200 * time.Millisecond
 
-// landedQuiet is the quiet period of a file that landed complete (see the
+// LandedQuiet is the quiet period of a file that landed complete (see the
 // package documentation), when shorter than Settle. It only has to cover the
 // delivery of Write notifications already queued when the file was sampled.
-const landedQuiet = 20 * time.Millisecond
+const LandedQuiet = 20 * time.Millisecond
 
 // pollInterval is how often a vanished directory is looked for. Only a stat
 // per tick, and only while the directory is missing.
@@ -127,7 +127,7 @@ func New(dir string, opts Options) (*Watcher, error) {
 		w.settle = DefaultSettle
 	}
 	w.hold = 10 * w.settle
-	w.landed = min(landedQuiet, w.settle)
+	w.landed = min(LandedQuiet, w.settle)
 	if w.log == nil {
 		w.log = slog.Default()
 	}
