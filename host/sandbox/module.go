@@ -13,7 +13,6 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/sandbox/internal/bounds"
 )
 
 const wasiModule = wasi_snapshot_preview1.ModuleName
@@ -26,9 +25,12 @@ type Module struct {
 	runtime *Runtime
 	// ownsRuntime is set when runtime is the module's own, closed with it.
 	ownsRuntime bool
-	compiled    wazero.CompiledModule
-	config      wazero.ModuleConfig
-	info        Info
+	// code is the compiled module, shared by content within the runtime
+	// (compiled.go); compiled is its wazero module.
+	code     *compiledModule
+	compiled wazero.CompiledModule
+	config   wazero.ModuleConfig
+	info     Info
 
 	mu   sync.Mutex
 	idle []*instance // guarded by mu
@@ -69,26 +71,17 @@ func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Modu
 func (m *Module) release(ctx context.Context) {
 	if m.ownsRuntime {
 		_ = m.runtime.Close(ctx)
-	} else if m.compiled != nil {
-		_ = m.compiled.Close(ctx)
+	} else if m.code != nil {
+		m.runtime.release(ctx, m.code)
 	}
 }
 
 func (m *Module) compile(ctx context.Context, wasm []byte) error {
 	var err error
-	// wazero allocates by the counts in the binary before it reads what
-	// they count, a table's initial size when it instantiates, and whatever
-	// table.grow asks up to the table's maximum: a dozen bytes could exhaust
-	// the host's memory. Check refuses the first two and caps the maxima.
-	if wasm, err = bounds.Check(wasm); err != nil {
-		return fmt.Errorf("invalid or oversized module: %w", err)
-	}
-	if wasm, err = bounds.Instrument(wasm); err != nil {
-		return fmt.Errorf("invalid module: %w", err)
-	}
-	if m.compiled, err = m.runtime.rt.CompileModule(ctx, wasm); err != nil {
+	if m.code, err = m.runtime.compile(ctx, wasm); err != nil {
 		return err
 	}
+	m.compiled = m.code.code
 	if err := checkImports(m.compiled, m.runtime.hosts); err != nil {
 		return err
 	}

@@ -27,6 +27,8 @@ type Runtime struct {
 	// hosts maps a host module name to the functions it exports, for
 	// checkImports.
 	hosts map[string]map[string]api.FunctionDefinition
+	// modules are the compiled modules, shared by content (compiled.go).
+	modules compiledModules
 }
 
 // NewRuntime creates a Runtime whose compiled code goes to cache, if not

@@ -1,0 +1,127 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/wasmcp/wasmcp/host/sandbox/internal/bounds"
+)
+
+// Compiled modules are shared by content within a Runtime. wazero decodes
+// and validates a module's every function on each CompileModule, even when
+// its compilation cache holds the machine code: for a 3.5 MB Go guest that
+// is ~100 ms of a reload, twice the time a reload may take. The Runtime
+// keeps each compiled module while a Module uses it, and the last few that
+// no Module uses (maxUnused), so that a version that comes back (an undo, a
+// branch switched back and forth, a plugin copied twice) compiles in no
+// time. Unused ones are closed least recently used first.
+
+// maxUnused is how many compiled modules no Module uses a Runtime keeps.
+// The machine code of a Go guest takes ~10 MB.
+const maxUnused = 4
+
+// compiledModule is a compiled module and how many Modules use it.
+type compiledModule struct {
+	key  [sha256.Size]byte
+	code wazero.CompiledModule
+	refs int // guarded by Runtime.mu
+}
+
+// compiledModules are a Runtime's compiled modules by the sha256 of the
+// binary they were compiled from.
+type compiledModules struct {
+	mu     sync.Mutex
+	byKey  map[[sha256.Size]byte]*compiledModule // guarded by mu
+	unused []*compiledModule                     // guarded by mu; least recently used first
+}
+
+// compile returns the compiled module of wasm, compiling it (checked and
+// instrumented, see bounds) if the Runtime holds none. release must be
+// called when the Module that asked is done with it.
+func (r *Runtime) compile(ctx context.Context, wasm []byte) (*compiledModule, error) {
+	key := sha256.Sum256(wasm)
+	c := &r.modules
+	c.mu.Lock()
+	if cm, ok := c.byKey[key]; ok {
+		if cm.refs == 0 {
+			c.unused = slices.DeleteFunc(c.unused, func(u *compiledModule) bool { return u == cm })
+		}
+		cm.refs++
+		c.mu.Unlock()
+		return cm, nil
+	}
+	c.mu.Unlock()
+
+	// Two loads of the same content at once both compile it; the second to
+	// finish keeps its own, uncached. Rare enough not to wait for the first.
+	code, err := r.compileNew(ctx, wasm)
+	if err != nil {
+		return nil, err
+	}
+	cm := &compiledModule{key: key, code: code, refs: 1}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byKey == nil {
+		c.byKey = map[[sha256.Size]byte]*compiledModule{}
+	}
+	if _, ok := c.byKey[key]; !ok {
+		c.byKey[key] = cm
+	}
+	return cm, nil
+}
+
+func (r *Runtime) compileNew(ctx context.Context, wasm []byte) (wazero.CompiledModule, error) {
+	var err error
+	// wazero allocates by the counts in the binary before it reads what
+	// they count, a table's initial size when it instantiates, and whatever
+	// table.grow asks up to the table's maximum: a dozen bytes could exhaust
+	// the host's memory. Check refuses the first two and caps the maxima.
+	if wasm, err = bounds.Check(wasm); err != nil {
+		return nil, fmt.Errorf("invalid or oversized module: %w", err)
+	}
+	if wasm, err = bounds.Instrument(wasm); err != nil {
+		return nil, fmt.Errorf("invalid module: %w", err)
+	}
+	// A cold compile of a Go guest takes seconds on one core.
+	ctx = experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
+	return r.rt.CompileModule(ctx, wasm)
+}
+
+// release gives back a compiled module that compile returned. The last
+// release of one keeps it among the unused, closing the least recently used
+// beyond maxUnused.
+func (r *Runtime) release(ctx context.Context, cm *compiledModule) {
+	c := &r.modules
+	c.mu.Lock()
+	cm.refs--
+	if cm.refs > 0 {
+		c.mu.Unlock()
+		return
+	}
+	var evict []*compiledModule
+	if c.byKey[cm.key] == cm {
+		c.unused = append(c.unused, cm)
+		if n := len(c.unused) - maxUnused; n > 0 {
+			evict = slices.Clone(c.unused[:n])
+			c.unused = slices.Delete(c.unused, 0, n)
+		}
+	} else {
+		evict = []*compiledModule{cm} // compiled twice at once: not cached
+	}
+	for _, e := range evict {
+		if c.byKey[e.key] == e {
+			delete(c.byKey, e.key)
+		}
+	}
+	c.mu.Unlock()
+	for _, e := range evict {
+		_ = e.code.Close(ctx)
+	}
+}

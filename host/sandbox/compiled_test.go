@@ -1,0 +1,67 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
+)
+
+// TestCompiledModulesShared checks the Runtime's compiled modules: one per
+// content while used, the last maxUnused unused ones kept and found again,
+// older ones closed.
+func TestCompiledModulesShared(t *testing.T) {
+	ctx := context.Background()
+	r, err := NewRuntime(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	mods := make([][]byte, maxUnused+2)
+	for i := range mods {
+		if mods[i], err = sandboxtest.Wat2Wasm(fmt.Appendf(nil, `(module (func (export "f%d")))`, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := r.compile(ctx, mods[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.compile(ctx, mods[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b || a.refs != 2 {
+		t.Fatalf("the same content compiled twice: %p and %p, refs %d", a, b, a.refs)
+	}
+	r.release(ctx, a)
+	r.release(ctx, b)
+	if len(r.modules.unused) != 1 {
+		t.Fatalf("%d unused compiled modules, want 1", len(r.modules.unused))
+	}
+	if again, err := r.compile(ctx, mods[0]); err != nil || again != a {
+		t.Fatalf("an unused compiled module was not found again: %p, %v", again, err)
+	}
+	r.release(ctx, a)
+
+	// More unused modules than are kept: the least recently used goes.
+	for _, wasm := range mods[1:] {
+		cm, err := r.compile(ctx, wasm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.release(ctx, cm)
+	}
+	if n := len(r.modules.unused); n != maxUnused || len(r.modules.byKey) != maxUnused {
+		t.Fatalf("%d unused, %d in all, want %d", n, len(r.modules.byKey), maxUnused)
+	}
+	for _, cm := range r.modules.unused {
+		if cm == a {
+			t.Fatal("the least recently used module was kept")
+		}
+	}
+	if again, err := r.compile(ctx, mods[0]); err != nil || again == a {
+		t.Fatalf("a closed compiled module was handed out again: %v", err)
+	}
+}
