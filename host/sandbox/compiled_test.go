@@ -65,3 +65,30 @@ func TestCompiledModulesShared(t *testing.T) {
 		t.Fatalf("a closed compiled module was handed out again: %v", err)
 	}
 }
+
+// TestDescribeKeepsNoInstance checks that a described module that is never
+// called holds no instance, and that its first call creates one to keep.
+func TestDescribeKeepsNoInstance(t *testing.T) {
+	ctx := context.Background()
+	mods, err := sandboxtest.BuildDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compile(ctx, "guest", mods["guest"], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+	if _, err := m.Describe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.idle); n != 0 {
+		t.Fatalf("%d instances kept after describe, want none", n)
+	}
+	if _, err := m.Call(ctx, "echo", []byte(`{}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.idle); n != 1 {
+		t.Fatalf("%d instances kept after a call, want 1", n)
+	}
+}

@@ -122,10 +122,13 @@ func (m *Module) Info() Info {
 }
 
 // Describe calls wasmcp_describe in a pooled instance and returns a copy of
-// the document, at most abi.MaxDescribeSize bytes.
+// the document, at most abi.MaxDescribeSize bytes. The instance is closed
+// afterwards, not pooled: a loader describes a module once, and a plugin
+// that is never called then holds no instance (a Go guest's is megabytes);
+// its first call creates one.
 func (m *Module) Describe(ctx context.Context) ([]byte, error) {
 	var doc []byte
-	err := m.run(ctx, callState{}, func(ctx context.Context, in *instance) error {
+	err := m.run(ctx, callState{}, false, func(ctx context.Context, in *instance) error {
 		region, err := in.region(ctx, in.describeFn, abi.MaxDescribeSize, in.stack[:1])
 		doc = bytes.Clone(region)
 		return err
@@ -161,7 +164,7 @@ func (m *Module) CallRead(ctx context.Context, tool string, args []byte, hooks *
 	if size > math.MaxUint32 {
 		return fmt.Errorf("%w: %d bytes of name and arguments do not fit a 32-bit memory", ErrMemory, size)
 	}
-	return m.run(ctx, callState{tool: tool, hooks: hooks, waitLeft: m.opts.Limits.ClientWait}, func(ctx context.Context, in *instance) error {
+	return m.run(ctx, callState{tool: tool, hooks: hooks, waitLeft: m.opts.Limits.ClientWait}, true, func(ctx context.Context, in *instance) error {
 		stack := in.stack[:4]
 		stack[0] = api.EncodeU32(uint32(size))
 		if err := in.allocFn.CallWithStack(ctx, stack); err != nil {
@@ -194,9 +197,10 @@ func (m *Module) CallRead(ctx context.Context, tool string, args []byte, hooks *
 }
 
 // run runs fn in an instance taken from the pool, under the call deadline,
-// and returns the instance to the pool only if fn succeeded. The deadline is
-// a budget that the host functions asking the client pause (budget.go).
-func (m *Module) run(ctx context.Context, call callState, fn func(context.Context, *instance) error) error {
+// and returns the instance to the pool if fn succeeded and pool is set. The
+// deadline is a budget that the host functions asking the client pause
+// (budget.go).
+func (m *Module) run(ctx context.Context, call callState, pool bool, fn func(context.Context, *instance) error) error {
 	callCtx := newBudget(ctx, m.opts.Limits.Timeout)
 	defer callCtx.release()
 	call.budget = callCtx
@@ -218,6 +222,10 @@ func (m *Module) run(ctx context.Context, call callState, fn func(context.Contex
 		err = m.classify(ctx, callCtx, in, err)
 		_ = in.mod.Close(ctx)
 		return err
+	}
+	if !pool {
+		_ = in.mod.Close(ctx)
+		return nil
 	}
 	m.put(ctx, in)
 	return nil
