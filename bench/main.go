@@ -13,7 +13,7 @@
 //	stdio     tools/call round trip over stdio: wasm echo (C and Go guests)
 //	          served by wasmcp, the same echo native on a go-sdk server, and a
 //	          raw JSON-RPC echo (the floor); latency, throughput, allocations
-//	deadline  guest work with and without wazero's close-on-context-done
+//	deadline  guest work unenforced, with wazero's close-on-context-done, and in host/sandbox (fuel)
 //	reload    file landed -> notifications/tools/list_changed at a client
 //	scale     1,000 modules with 10,000 tools: start-up, memory, listing
 //	http      Streamable HTTP at 1, 8 and 64 clients: wasmcp, native go-sdk,
