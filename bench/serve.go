@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmcp/wasmcp/internal/mcpadapter"
 )
 
 // The bench runs the servers it measures as child processes: the wasmcp
@@ -36,8 +38,13 @@ const (
 const (
 	// roleRaw answers newline-delimited JSON-RPC by hand: the floor.
 	roleRaw = "raw"
-	// roleNative is the echo tool written in Go on a go-sdk server.
+	// roleNative is the echo tool written in Go on a go-sdk server, over
+	// the stdio transport wasmcp serve uses, so that the two differ only in
+	// where the echo runs.
 	roleNative = "native"
+	// roleNativeSDKStdio is roleNative over go-sdk's own stdio transport:
+	// what a Go developer gets without wasmcp.
+	roleNativeSDKStdio = "native-sdk-stdio"
 )
 
 // echoSchema is the input schema of every echo in the bench, the one the
@@ -57,7 +64,9 @@ func serveRole(role string) error {
 	case roleRaw:
 		return serveRaw(os.Stdin, os.Stdout)
 	case roleNative:
-		return serveNative(ctx)
+		return serveNative(ctx, mcpadapter.NewStdioTransport(os.Stdin, os.Stdout, 0))
+	case roleNativeSDKStdio:
+		return serveNative(ctx, &mcp.StdioTransport{})
 	}
 	return fmt.Errorf("unknown role %q", role)
 }
@@ -156,8 +165,9 @@ func serveRaw(r io.Reader, w io.Writer) error {
 
 // serveNative serves echo (or the scale experiment's tools) written in Go
 // on a go-sdk server with the low-level AddTool and a raw schema: what a Go
-// developer writes without wasmcp.
-func serveNative(ctx context.Context) error {
+// developer writes without wasmcp. stdio is its transport unless it serves
+// HTTP.
+func serveNative(ctx context.Context, stdio mcp.Transport) error {
 	s := mcp.NewServer(&mcp.Implementation{Name: "native-echo", Version: "0"}, nil)
 	if spec := os.Getenv(scaleEnv); spec != "" {
 		mods, perMod, err := parseScale(spec)
@@ -180,7 +190,7 @@ func serveNative(ctx context.Context) error {
 	if addr := os.Getenv(httpEnv); addr != "" {
 		return serveHTTP(ctx, addr, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	}
-	ss, err := s.Connect(ctx, &mcp.StdioTransport{}, nil)
+	ss, err := s.Connect(ctx, stdio, nil)
 	if err != nil {
 		return err
 	}

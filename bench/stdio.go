@@ -41,7 +41,7 @@ func (v *stdioVariant) name() string { return v.server + " / " + v.client + " cl
 type stdioSpec struct {
 	server, client string
 	proc           string // process name: log and profile file names
-	role           string // roleRaw, roleNative, wasmcpHooked or wasmcpPlain
+	role           string // roleRaw, roleNative, roleNativeSDKStdio, wasmcpHooked or wasmcpPlain
 	dir            string // plugin directory of the command
 }
 
@@ -82,6 +82,7 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		{"wasmcp, Go echo", "raw", "wasmcp-go-raw", wasmcpHooked, goDir},
 		{"wasmcp, Go echo", "go-sdk", "wasmcp-go-sdk", wasmcpHooked, goDir},
 		{"wasmcp, C echo, plain binary (no hook)", "go-sdk", "plain-c-sdk", wasmcpPlain, cDir},
+		{"native go-sdk echo, go-sdk's stdio transport", "go-sdk", "native-sdkstdio-sdk", roleNativeSDKStdio, ""},
 	}
 	vs, stop, err := startVariants(ctx, e, specs)
 	defer stop()
@@ -340,10 +341,14 @@ func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
 	}
 	s.addRatio("wasmcp-over-floor", "wasmcp (C echo, go-sdk client) ÷ raw JSON-RPC floor (p50)",
 		p50("wasmcp-c-sdk"), p50("raw-raw"), "≤ 3", "stdio round trip")
+	s.addRatio("wasmcp-over-floor-same-client", "wasmcp (C echo) ÷ raw JSON-RPC echo, both with the go-sdk client (p50)",
+		p50("wasmcp-c-sdk"), p50("raw-sdk"), "", "the client's own cost on both sides")
 	s.addRatio("wasmcp-raw-over-floor", "wasmcp (C echo, raw client) ÷ raw floor (p50): server side only",
 		p50("wasmcp-c-raw"), p50("raw-raw"), "", "same client on both sides")
 	s.addRatio("native-over-floor", "native go-sdk echo (go-sdk client) ÷ raw floor (p50)",
 		p50("native-sdk"), p50("raw-raw"), "", "go-sdk alone; NOTES.md: ~6.5")
+	s.addRatio("native-stdio-transport", "native go-sdk echo on wasmcp's stdio transport ÷ on go-sdk's (p50)",
+		p50("native-sdk"), p50("native-sdkstdio-sdk"), "", "what wasmcp's transport saves")
 	s.addRatio("plain-over-hooked", "plain `wasmcp serve` ÷ the one with the bench's hook (p50)",
 		p50("plain-c-sdk"), p50("wasmcp-c-sdk"), "", "≈ 1: the hook costs nothing")
 

@@ -129,10 +129,7 @@ func (a *Adapter) Close() { a.cancel() }
 // transport) until the client closes r, or ctx is done. A client that hangs
 // up is a normal end and returns nil.
 func (a *Adapter) Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	// No response to a cancelled request (cancel.go).
-	f := newCancelFilter()
-	t := &mcp.IOTransport{Reader: f.reader(r), Writer: f.writer(w), MaxLineLength: a.lineLimit()}
-	return a.serve(ctx, t)
+	return a.serve(ctx, newStdioTransport(r, w, a.lineLimit(), a.logger))
 }
 
 func (a *Adapter) serve(ctx context.Context, t mcp.Transport) error {
@@ -262,6 +259,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 		Log:       a.clientLog(ctx, req.Session, name, reg.plugin),
 	}
 	a.clientFeatures(ctx, req, &creq) // progress, sampling, elicitation (client.go)
+	_ = growStack()
 	res, err = a.host.Call(ctx, creq)
 	if errors.Is(err, host.ErrUnknownTool) {
 		// The tool went away between the SDK's lookup and the host call (a

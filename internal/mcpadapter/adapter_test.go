@@ -78,8 +78,7 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// client is a go-sdk client connected to an Adapter over in-memory
-// transports.
+// client is a go-sdk client connected to an Adapter over stdio (pipes).
 type client struct {
 	*mcp.ClientSession
 	listChanged chan struct{}
@@ -89,10 +88,8 @@ type client struct {
 func connect(t *testing.T, a *Adapter, protocolVersion string) *client {
 	t.Helper()
 	ctx := testContext(t)
-	st, ct := mcp.NewInMemoryTransports()
-	served := make(chan error, 1)
 	sctx, stop := context.WithCancel(ctx)
-	go func() { served <- a.serve(sctx, st) }()
+	ct, served := serveStdio(sctx, a)
 	c := dial(t, ct, protocolVersion)
 	t.Cleanup(func() {
 		c.Close()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -232,5 +233,20 @@ func TestAuditArgsCut(t *testing.T) {
 	s := attrs[0].Value.String()
 	if len(s) > maxAuditArgs || !strings.HasPrefix(string(args), s) || !json.Valid([]byte(`"`+s[1:]+`"`)) {
 		t.Errorf("cut args: %d bytes, not a rune-aligned prefix", len(s))
+	}
+}
+
+// BenchmarkAuditRecord measures writing one audit line through a text
+// handler, as serve's log writes it, to io.Discard.
+func BenchmarkAuditRecord(b *testing.B) {
+	a := New(&fakeHost{}, Options{Audit: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	defer a.Close()
+	rec := callRecord{session: "", tool: "echo", plugin: "examples-c", sha256: strings.Repeat("ab", 32),
+		args: json.RawMessage(`{"message":"hello"}`), start: time.Now()}
+	res := &abi.Result{Content: []abi.Content{abi.Text("Echo: hello")}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		a.record(ctx, &rec, res, nil)
 	}
 }

@@ -1,162 +1,162 @@
 package mcpadapter
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
+	"fmt"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// cancelFilter keeps the stdio transport from answering a request the
-// client cancelled with notifications/cancelled, as MCP asks (the receiver
-// "SHOULD NOT send a response for the cancelled request"). The SDK cancels
-// the handler's context, which stops the guest, but still writes whatever
-// the handler returns, and a handler cannot decline to return something.
+// calls tracks the calls a stdio connection has read and not yet answered,
+// for what their answers need:
 //
-// It works on the newline-delimited bytes rather than by wrapping the SDK's
-// connection, which would hide the connection's unexported session hooks
-// (the SDK uses them to refuse JSON-RPC batches from newer clients). The
-// reading side notes the IDs of cancelled requests; the writing side, which
-// the SDK calls once per message, drops a response to one of them. Only
-// lines that mention notifications/cancelled are decoded on the way in, and
-// only while a cancellation is pending on the way out.
-type cancelFilter struct {
-	mu        sync.Mutex
-	cancelled map[jsonrpc.ID]struct{} // guarded by mu
-	line      []byte                  // start of the line being read; guarded by mu
-	skip      bool                    // the line being read is too long to be a cancellation
+//   - No response to a call the client cancelled with
+//     notifications/cancelled, as MCP asks (the receiver "SHOULD NOT send a
+//     response for the cancelled request"). The SDK cancels the handler's
+//     context, which stops the guest, but still writes whatever the handler
+//     returns, and a handler cannot decline to return something.
+//   - The calls of a JSON-RPC batch are answered together, in one array, as
+//     go-sdk's stdio transport answers them (a batch is answered whole,
+//     cancelled calls included).
+//   - The answer to initialize names the protocol version, and batches are
+//     refused from 2025-06-18 on, as go-sdk refuses them.
+//
+// Only calls still in flight are remembered: a cancellation of a call that
+// was answered already, or never made, is ignored, and an id may be reused
+// once answered.
+type calls struct {
+	mu       sync.Mutex
+	pending  map[jsonrpc.ID]call // guarded by mu
+	protocol string              // negotiated protocol version; guarded by mu
 }
 
-// maxCancelLine bounds the bytes kept of an incoming line while looking for
-// cancellations. A cancellation is short; a longer line (a big tools/call)
-// is not kept.
-const maxCancelLine = 64 << 10
-
-// maxPendingCancels bounds the cancelled IDs remembered while waiting for
-// their responses.
-const maxPendingCancels = 1024
-
-// cancelMethod appears in every notifications/cancelled line.
-var cancelMethod = []byte(`"notifications/cancelled"`)
-
-func newCancelFilter() *cancelFilter {
-	return &cancelFilter{cancelled: map[jsonrpc.ID]struct{}{}}
+type call struct {
+	cancelled  bool
+	initialize bool
+	batch      *batch // nil for a call on its own
+	index      int    // in batch.responses
 }
 
-// reader wraps the transport's input.
-func (f *cancelFilter) reader(r io.ReadCloser) io.ReadCloser { return filterReader{r, f} }
-
-// writer wraps the transport's output.
-func (f *cancelFilter) writer(w io.WriteCloser) io.WriteCloser { return filterWriter{w, f} }
-
-type filterReader struct {
-	io.ReadCloser
-	f *cancelFilter
+// batch collects the responses of the calls of one batch.
+type batch struct {
+	responses  []*jsonrpc.Response
+	unanswered int
 }
 
-func (r filterReader) Read(p []byte) (int, error) {
-	n, err := r.ReadCloser.Read(p)
-	r.f.observe(p[:n])
-	return n, err
+// batchlessProtocol is the first protocol version without JSON-RPC batches.
+const batchlessProtocol = "2025-06-18"
+
+const (
+	methodInitialize      = "initialize"
+	notificationCancelled = "notifications/cancelled"
+)
+
+func newCalls() *calls { return &calls{pending: map[jsonrpc.ID]call{}} }
+
+// received notes a message on its way to the SDK.
+func (c *calls) received(msg jsonrpc.Message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.receivedLocked(msg, nil)
 }
 
-// observe scans input bytes for complete lines carrying a cancellation.
-func (f *cancelFilter) observe(b []byte) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		chunk := b
-		if i >= 0 {
-			chunk = b[:i]
+func (c *calls) receivedLocked(msg jsonrpc.Message, b *batch) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	switch {
+	case req.IsCall():
+		if _, dup := c.pending[req.ID]; dup {
+			return // the SDK refuses it, without its id
 		}
-		if !f.skip {
-			if len(f.line)+len(chunk) > maxCancelLine {
-				f.skip, f.line = true, f.line[:0]
-			} else {
-				f.line = append(f.line, chunk...)
+		cl := call{initialize: req.Method == methodInitialize, batch: b}
+		if b != nil {
+			cl.index = len(b.responses)
+			b.responses = append(b.responses, nil)
+			b.unanswered++
+		}
+		c.pending[req.ID] = cl
+	case req.Method == notificationCancelled:
+		id, err := cancelledID(req.Params)
+		if err != nil {
+			return // the SDK logs it
+		}
+		if cl, ok := c.pending[id]; ok {
+			cl.cancelled = true
+			c.pending[id] = cl
+		}
+	}
+}
+
+// receivedBatch notes the messages of a batch, or refuses the batch: after
+// a handshake of 2025-06-18 or later, or when a call's id is used twice.
+func (c *calls) receivedBatch(msgs []jsonrpc.Message) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.protocol >= batchlessProtocol {
+		return fmt.Errorf("JSON-RPC batching is not supported in %s and later (this session: %s)", batchlessProtocol, c.protocol)
+	}
+	seen := map[jsonrpc.ID]bool{}
+	for _, msg := range msgs {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			if _, dup := c.pending[req.ID]; dup || seen[req.ID] {
+				return fmt.Errorf("batch uses request id %v twice", req.ID.Raw())
 			}
+			seen[req.ID] = true
 		}
-		if i < 0 {
-			return
-		}
-		if !f.skip && bytes.Contains(f.line, cancelMethod) {
-			f.noteCancel(f.line)
-		}
-		f.line, f.skip = f.line[:0], false
-		b = b[i+1:]
 	}
+	b := &batch{}
+	for _, msg := range msgs {
+		c.receivedLocked(msg, b)
+	}
+	return nil
 }
 
-// noteCancel records the request ID of a cancellation line (or batch).
-func (f *cancelFilter) noteCancel(line []byte) {
-	type message struct {
-		Method string `json:"method"`
-		Params struct {
-			RequestID any `json:"requestId"`
-		} `json:"params"`
+// answered reports how the response resp goes out: not at all (a cancelled
+// call, or a batch not complete yet), alone (batch nil), or as the array
+// batch.
+func (c *calls) answered(resp *jsonrpc.Response) (send bool, batch []*jsonrpc.Response) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cl, ok := c.pending[resp.ID]
+	if !ok {
+		return true, nil
 	}
-	var msgs []message
-	if json.Unmarshal(line, &msgs) != nil {
-		var m message
-		if json.Unmarshal(line, &m) != nil {
-			return
-		}
-		msgs = []message{m}
+	delete(c.pending, resp.ID)
+	if cl.initialize && resp.Error == nil {
+		c.protocol = protocolOf(resp.Result)
 	}
-	for _, m := range msgs {
-		if m.Method != "notifications/cancelled" {
-			continue
+	if b := cl.batch; b != nil {
+		b.responses[cl.index] = resp
+		if b.unanswered--; b.unanswered > 0 {
+			return false, nil
 		}
-		if id, err := jsonrpc.MakeID(m.Params.RequestID); err == nil && id.IsValid() {
-			if len(f.cancelled) >= maxPendingCancels {
-				// Cancellations of requests already answered are never
-				// matched; forget them rather than grow without end.
-				clear(f.cancelled)
-			}
-			f.cancelled[id] = struct{}{}
-		}
+		return true, b.responses
 	}
+	return !cl.cancelled, nil
 }
 
-type filterWriter struct {
-	io.WriteCloser
-	f *cancelFilter
+// cancelledID is the request id of notifications/cancelled params.
+func cancelledID(params []byte) (jsonrpc.ID, error) {
+	var raw []byte
+	if err := eachMember(params, func(key, v []byte) {
+		if string(key) == "requestId" {
+			raw = v
+		}
+	}); err != nil {
+		return jsonrpc.ID{}, err
+	}
+	return decodeID(raw)
 }
 
-// Write drops a single response to a cancelled request. Batched responses
-// (an array) pass: a batch is answered as a whole.
-func (w filterWriter) Write(p []byte) (int, error) {
-	if w.f.drop(p) {
-		return len(p), nil
-	}
-	return w.WriteCloser.Write(p)
-}
-
-func (f *cancelFilter) drop(msg []byte) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.cancelled) == 0 {
-		return false
-	}
-	var resp struct {
-		ID     any             `json:"id"`
-		Method string          `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(msg, &resp) != nil || resp.Method != "" || (resp.Result == nil && resp.Error == nil) {
-		return false
-	}
-	id, err := jsonrpc.MakeID(resp.ID)
-	if err != nil {
-		return false
-	}
-	if _, ok := f.cancelled[id]; !ok {
-		return false
-	}
-	delete(f.cancelled, id)
-	return true
+// protocolOf is the protocolVersion of an initialize result.
+func protocolOf(result []byte) string {
+	var v string
+	_ = eachMember(result, func(key, raw []byte) {
+		if string(key) == "protocolVersion" {
+			v, _ = decodeString(raw)
+		}
+	})
+	return v
 }

@@ -1,0 +1,269 @@
+package mcpadapter
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host"
+)
+
+// serveStdio runs a.Serve on pipes until ctx is done or the client side
+// closes, and returns the client's side as a transport. served receives
+// what Serve returned.
+func serveStdio(ctx context.Context, a *Adapter) (client mcp.Transport, served <-chan error) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- a.Serve(ctx, inR, outW)
+		// The client may be waiting for a line that will not come.
+		outW.Close()
+	}()
+	return &mcp.IOTransport{Reader: outR, Writer: inW}, done
+}
+
+// rawClient speaks JSON-RPC lines to Serve.
+type rawClient struct {
+	t      *testing.T
+	in     *io.PipeWriter
+	out    *bufio.Reader
+	served <-chan error
+}
+
+// rawServe starts a.Serve with maxInput (Options.MaxInput) and a raw client.
+func rawServe(t *testing.T, h Host, maxInput int) *rawClient {
+	t.Helper()
+	a := New(h, Options{MaxInput: maxInput})
+	t.Cleanup(a.Close)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- a.Serve(testContext(t), inR, outW)
+		outW.Close()
+	}()
+	c := &rawClient{t: t, in: inW, out: bufio.NewReaderSize(outR, 1<<20), served: served}
+	t.Cleanup(func() {
+		inW.Close()
+		go io.Copy(io.Discard, outR)
+		if err := <-served; err != nil {
+			t.Errorf("Serve = %v, want nil after EOF", err)
+		}
+	})
+	return c
+}
+
+// send writes lines as they are, each ended with "\n".
+func (c *rawClient) send(lines ...string) {
+	c.t.Helper()
+	for _, l := range lines {
+		if _, err := io.WriteString(c.in, l+"\n"); err != nil {
+			c.t.Fatalf("write %.80s: %v", l, err)
+		}
+	}
+}
+
+// next reads the next line the server writes.
+func (c *rawClient) next() string {
+	c.t.Helper()
+	line, err := c.out.ReadString('\n')
+	if err != nil {
+		c.t.Fatalf("read: %v (got %q)", err, line)
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
+// expect reads the next line and compares it, as JSON, with want.
+func (c *rawClient) expect(want string) {
+	c.t.Helper()
+	assertJSON(c.t, "line", json.RawMessage(c.next()), want)
+}
+
+// initialize does the handshake at protocol version.
+func (c *rawClient) initialize(version string) {
+	c.t.Helper()
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, version))
+	var resp struct {
+		Result struct{ ProtocolVersion string }
+	}
+	if line := c.next(); json.Unmarshal([]byte(line), &resp) != nil || resp.Result.ProtocolVersion != version {
+		c.t.Fatalf("initialize answered %s, want protocol %s", line, version)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+const pong = `{"jsonrpc":"2.0","id":%d,"result":{}}`
+
+func TestStdioMalformedLinesAnswered(t *testing.T) {
+	c := rawServe(t, &fakeHost{}, 0)
+	for _, tc := range []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON value"}}`},
+		{`not json at all`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON value"}}`},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON value"}}`},
+		// A request's id is echoed; a response's never is.
+		{`{"jsonrpc":"1.0","id":5,"method":"ping"}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: jsonrpc is \"1.0\", want \"2.0\""}}`},
+		{`{"jsonrpc":"2.0","id":"s","method":7}`, `{"jsonrpc":"2.0","id":"s","error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: method: json: cannot unmarshal number into Go value of type string"}}`},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: id true is neither a string nor a number"}}`},
+		{`{"jsonrpc":"2.0","result":{}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: neither a method nor an id"}}`},
+		{`["x"]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch: not a JSON-RPC 2.0 message: not an object"}}`},
+		{`[]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}`},
+		{`42`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: not an object"}}`},
+	} {
+		c.send(tc.line)
+		c.expect(tc.want)
+		// The session goes on.
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		c.expect(fmt.Sprintf(pong, 1))
+	}
+	// Blank lines and Windows line ends are nothing to answer.
+	c.send("", "  \t", `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\r")
+	c.expect(fmt.Sprintf(pong, 2))
+}
+
+func TestStdioLargeMessages(t *testing.T) {
+	h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
+	h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
+		return &abi.Result{Content: []abi.Content{abi.Text(fmt.Sprint(len(req.Arguments)))}, StructuredContent: req.Arguments}, nil
+	}
+	// The line limit is MaxInput plus 1 MiB, or go-sdk's 16 MiB.
+	c := rawServe(t, h, 0)
+	c.initialize(legacy)
+	call := func(id int, size int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"s":"%s"}}}`, id, strings.Repeat("x", size))
+	}
+	const size = 2 << 20 // more than the read buffer, and a pipe's
+	c.send(call(1, size))
+	var resp struct {
+		ID     int
+		Result struct {
+			Content           []struct{ Text string }
+			StructuredContent struct{ S string }
+		}
+	}
+	if err := json.Unmarshal([]byte(c.next()), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.ID != 1 || len(resp.Result.StructuredContent.S) != size || resp.Result.Content[0].Text != fmt.Sprint(size+8) {
+		t.Errorf("answer to a 2 MiB call: id %d, %s bytes in, %d echoed", resp.ID, resp.Result.Content[0].Text, len(resp.Result.StructuredContent.S))
+	}
+	// Over the limit: refused, with the id, and the session goes on.
+	c.send(call(2, mcp.DefaultMaxLineLength))
+	c.expect(`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"message longer than 16777216 bytes"}}`)
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	c.expect(fmt.Sprintf(pong, 3))
+}
+
+// Batches, as go-sdk's stdio transport handles them: answered in one array,
+// without the notifications; refused after a handshake of 2025-06-18 or
+// later.
+func TestStdioBatches(t *testing.T) {
+	c := rawServe(t, &fakeHost{}, 0)
+	c.initialize("2025-03-26")
+	c.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"ping"}]`)
+	c.expect(`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{}}]`)
+	c.send(`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`) // nothing to answer
+	c.send(`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
+	c.expect(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch uses request id 2 twice"}}`)
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	c.expect(fmt.Sprintf(pong, 3))
+
+	c = rawServe(t, &fakeHost{}, 0)
+	c.initialize(legacy)
+	c.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
+	c.expect(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batching is not supported in 2025-06-18 and later (this session: 2025-11-25)"}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	c.expect(fmt.Sprintf(pong, 2))
+}
+
+// A call the client cancels gets no response (TestCallsAnswered has the
+// cases of ids reused and cancellations of answered calls).
+func TestStdioCancelledCallNotAnswered(t *testing.T) {
+	h := &fakeHost{tools: []host.Tool{tool("wait", `{"type":"object"}`)}}
+	started, returned := make(chan struct{}), make(chan struct{})
+	h.call = func(ctx context.Context, req host.CallRequest) (*abi.Result, error) {
+		close(started)
+		<-ctx.Done()
+		defer close(returned)
+		return &abi.Result{Content: []abi.Content{abi.Text("canceled")}, IsError: true}, nil
+	}
+	c := rawServe(t, h, 0)
+	c.initialize(legacy)
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+	<-started
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"x"}}`)
+	<-returned
+	// The SDK writes a handler's answer as soon as it returns: an answer to
+	// 7 would come before these.
+	for id := 8; id <= 9; id++ {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id))
+		c.expect(fmt.Sprintf(pong, id))
+	}
+}
+
+// The connection's bookkeeping on its own: which responses go out.
+func TestCallsAnswered(t *testing.T) {
+	c := newCalls()
+	req := func(id any, method string) *jsonrpc.Request {
+		i, _ := jsonrpc.MakeID(id)
+		return &jsonrpc.Request{ID: i, Method: method}
+	}
+	cancel := func(id string) *jsonrpc.Request {
+		return &jsonrpc.Request{Method: notificationCancelled, Params: json.RawMessage(`{"requestId":` + id + `}`)}
+	}
+	resp := func(id any) *jsonrpc.Response {
+		i, _ := jsonrpc.MakeID(id)
+		return &jsonrpc.Response{ID: i, Result: json.RawMessage(`{}`)}
+	}
+	c.received(req(float64(1), "tools/call"))
+	c.received(req("s", "tools/call"))
+	c.received(cancel(`1`))
+	c.received(cancel(`"s"`))
+	c.received(cancel(`{}`)) // not an id: ignored
+	c.received(cancel(`2`))  // not in flight: ignored
+	c.received(req(float64(2), "tools/call"))
+	for _, tc := range []struct {
+		id   any
+		send bool
+	}{{float64(1), false}, {"s", false}, {float64(2), true}, {float64(1), true}, {float64(9), true}} {
+		if send, batch := c.answered(resp(tc.id)); send != tc.send || batch != nil {
+			t.Errorf("answered(%v) = %v, %v; want %v, no batch", tc.id, send, batch, tc.send)
+		}
+	}
+	if len(c.pending) != 0 {
+		t.Errorf("%d calls still pending", len(c.pending))
+	}
+}
+
+// Both protocol eras over stdio with go-sdk's client: the handshake, or
+// none, and a call. (Every test that connects a client runs over stdio;
+// TestChangesReachClient has list_changed in both eras.)
+func TestStdioBothEras(t *testing.T) {
+	for _, version := range []string{legacy, ""} {
+		t.Run("protocol="+cmp.Or(version, "latest"), func(t *testing.T) {
+			h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
+			h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
+				return &abi.Result{Content: []abi.Content{abi.Text("echo " + string(req.Arguments))}}, nil
+			}
+			a := New(h, Options{})
+			defer a.Close()
+			c := connect(t, a, version)
+			if want := cmp.Or(version, "2026-07-28"); c.InitializeResult().ProtocolVersion != want {
+				t.Fatalf("negotiated %s, want %s", c.InitializeResult().ProtocolVersion, want)
+			}
+			res, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"a":1}`)})
+			if err != nil || textOf(res) != `echo {"a":1}` {
+				t.Fatalf("call = %v, %v", res, err)
+			}
+		})
+	}
+}
