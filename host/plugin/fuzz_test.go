@@ -110,6 +110,56 @@ func checkTools(t *testing.T, doc []byte, tools []abi.Tool) {
 	}
 }
 
+// FuzzInputSchema gives random input schemas to the checks Load runs on
+// them, which compile first and look closer only at a schema that fails: a
+// schema is accepted exactly when it is a JSON object whose "type" (the
+// last member of that exact name, as encoding/json reads an object) is
+// "object" and it compiles; otherwise the error names the first of those
+// problems, as it did when they were checked in that order.
+func FuzzInputSchema(f *testing.F) {
+	for _, raw := range []string{
+		`{"type":"object"}`,
+		` { "type" : "\u006fbject" } `,
+		`{"type":"object","properties":{"a":{"type":"nonsense"}}}`,
+		`{"type":"string","type":"object"}`,
+		`{"type":"object","type":"string"}`,
+		`{"type":["object"]}`,
+		`{"Type":"object"}`,
+		`{"type":1.0}`,
+		`{"type":"object","maximum":1e999}`,
+		`{}`,
+		`[]`,
+		`true`,
+		`"object"`,
+	} {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		trimmed := bytes.TrimSpace(raw)
+		if !utf8.Valid(raw) || !json.Valid(raw) || string(trimmed) == "null" {
+			return // refused before the schema is looked at
+		}
+		_, err := plugin.Define([]byte(`{"tools":[{"name":"a","inputSchema":` + string(raw) + `}]}`))
+		var want string
+		var in map[string]json.RawMessage
+		var typ any
+		if trimmed[0] != '{' || json.Unmarshal(raw, &in) != nil {
+			want = "inputSchema: not a JSON object"
+		} else if _ = json.Unmarshal(in["type"], &typ); typ != "object" {
+			got, _ := json.Marshal(typ)
+			want = `inputSchema must have "type": "object", not ` + string(got)
+		} else if _, cerr := schema.Compile(raw); cerr != nil {
+			want = "inputSchema: " + cerr.Error()
+		}
+		switch {
+		case want == "" && err != nil:
+			t.Fatalf("%s: refused: %v", raw, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Fatalf("%s: error %v, want one containing %q", raw, err, want)
+		}
+	})
+}
+
 // resultTools are the definitions FuzzResult decodes results for: one
 // without and one with an outputSchema.
 const (

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 )
 
@@ -19,26 +18,45 @@ import (
 //     the same owners whatever order the files load in.
 //   - A claim whose plugin is gone or no longer defines the tool lapses.
 func resolve[P Plugin](plugins map[string]*loaded[P], claims map[string]string) (*Snapshot[P], map[string]string) {
-	candidates := map[string][]Entry[P]{}
-	for _, name := range slices.Sorted(maps.Keys(plugins)) {
-		for _, e := range plugins[name].tools {
-			candidates[e.Tool.Name] = append(candidates[e.Tool.Name], e)
+	// Every definition, sorted by tool name, then plugin name: each tool's
+	// candidates are then one run, in plugin name order, and the runs come
+	// in the order of the snapshot's sorted lists, which need no sort of
+	// their own. Pointers, because an entry is 16 times their size and
+	// sorting moves them about.
+	n := 0
+	for _, l := range plugins {
+		n += len(l.tools)
+	}
+	all := make([]*Entry[P], 0, n)
+	for _, l := range plugins {
+		for i := range l.tools {
+			all = append(all, &l.tools[i])
 		}
 	}
+	slices.SortFunc(all, func(a, b *Entry[P]) int {
+		return cmp.Or(cmp.Compare(a.Tool.Name, b.Tool.Name), cmp.Compare(a.Plugin.Name(), b.Plugin.Name()))
+	})
 	s := &Snapshot[P]{
 		plugins: plugins,
-		tools:   make(map[string]Entry[P], len(candidates)),
-		sorted:  make([]Entry[P], 0, len(candidates)),
+		tools:   make(map[string]Entry[P], n),
+		sorted:  make([]Entry[P], 0, n),
 	}
-	next := make(map[string]string, len(candidates))
-	for tool, es := range candidates {
+	next := make(map[string]string, n)
+	for len(all) > 0 {
+		tool := all[0].Tool.Name
+		end := 1
+		for end < len(all) && all[end].Tool.Name == tool {
+			end++
+		}
+		es := all[:end]
+		all = all[end:]
 		owner := 0
 		if claimant, ok := claims[tool]; ok {
-			if i := slices.IndexFunc(es, func(e Entry[P]) bool { return e.Plugin.Name() == claimant }); i >= 0 {
+			if i := slices.IndexFunc(es, func(e *Entry[P]) bool { return e.Plugin.Name() == claimant }); i >= 0 {
 				owner = i
 			}
 		}
-		winner := es[owner]
+		winner := *es[owner]
 		s.tools[tool] = winner
 		s.sorted = append(s.sorted, winner)
 		next[tool] = winner.Plugin.Name()
@@ -48,9 +66,5 @@ func resolve[P Plugin](plugins map[string]*loaded[P], claims map[string]string) 
 			}
 		}
 	}
-	slices.SortFunc(s.sorted, func(a, b Entry[P]) int { return cmp.Compare(a.Tool.Name, b.Tool.Name) })
-	slices.SortFunc(s.refused, func(a, b Refusal) int {
-		return cmp.Or(cmp.Compare(a.Tool, b.Tool), cmp.Compare(a.Plugin, b.Plugin))
-	})
 	return s, next
 }

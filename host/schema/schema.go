@@ -36,28 +36,51 @@ const maxProblems = 5
 
 // Schema is a compiled JSON Schema. It is safe for concurrent use.
 type Schema struct {
-	compiled *jsonschema.Schema
+	compiled   *jsonschema.Schema
+	objectType bool
 }
 
-// Compile compiles the schema document raw.
+// Compile compiles the schema document raw. Documents with the same bytes,
+// or the same JSON once object members are sorted and spacing is ignored,
+// share one compiled form, kept only while a Schema of it is in use (see
+// cache.go).
 func Compile(raw json.RawMessage) (*Schema, error) {
+	d, err := compiled.get(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{compiled: d.sch, objectType: d.objectType}, nil
+}
+
+// ObjectType reports whether the document is an object whose "type" is
+// the string "object", as MCP requires of a tool's input schema. It is
+// known from the compilation, so that checking it costs nothing more.
+func (s *Schema) ObjectType() bool { return s.objectType }
+
+// decodeSchema decodes a schema document, with the errors Compile gives.
+func decodeSchema(raw []byte) (any, error) {
 	doc, err := decode(raw)
 	if se, ok := errors.AsType[*syntaxError](err); ok {
 		return nil, fmt.Errorf("schema is not valid JSON: %w", se.err)
 	} else if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
+	return doc, nil
+}
+
+// compileDoc compiles a decoded schema document.
+func compileDoc(doc any) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refuseLoader{})
 	if err := c.AddResource(location, doc); err != nil {
 		return nil, err
 	}
-	compiled, err := c.Compile(location)
+	sch, err := c.Compile(location)
 	if err != nil {
 		return nil, errors.New(strings.ReplaceAll(compileMessage(err), location, "schema"))
 	}
-	return &Schema{compiled: compiled}, nil
+	return sch, nil
 }
 
 // refuseLoader is the loader of every compiler: the only documents a schema

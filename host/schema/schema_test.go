@@ -192,3 +192,28 @@ func TestValidateDeduplicates(t *testing.T) {
 		t.Errorf("Validate = %v, want %q", err, want)
 	}
 }
+
+// ObjectType tells an input schema MCP accepts, however the document came
+// to be compiled: first, again byte for byte, or spelled otherwise.
+func TestObjectType(t *testing.T) {
+	tests := []struct {
+		raw  string
+		want bool
+	}{
+		{`{"type":"object"}`, true},
+		{`{"type":"object"}`, true},       // found by its bytes
+		{` { "type" : "object" } `, true}, // found by its canonical form
+		{`{"type":"\u006fbject","properties":{"a":{"type":"string"}}}`, true},
+		{`{"type":["object"]}`, false},
+		{`{"Type":"object"}`, false},
+		{`{"type":"string"}`, false},
+		{`{"properties":{"type":{"type":"object"}}}`, false},
+		{`{}`, false},
+		{`true`, false},
+	}
+	for _, tt := range tests {
+		if got := mustCompile(t, tt.raw).ObjectType(); got != tt.want {
+			t.Errorf("Compile(%s).ObjectType() = %v, want %v", tt.raw, got, tt.want)
+		}
+	}
+}
