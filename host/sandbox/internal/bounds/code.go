@@ -53,6 +53,9 @@ var shapes = func() (t [256]shape) {
 		switch op := byte(i); {
 		case noImmediate(op):
 			t[i] = shapeNone
+		// A block type (empty, a value type or a type index, s33), a label,
+		// a function, local, global or table index, a memory index, an i32
+		// constant, or ref.null's heap type (s33).
 		case op == opBlock, op == opLoop, op == opIf, op == opBr, op == opBrIf, op == opCall, op == opRefFunc,
 			op >= opLocalGet && op <= opTableSet, op == opMemorySize, op == opMemoryGrow, op == opI32Const,
 			op == opRefNull:
@@ -91,13 +94,6 @@ func instruction(r *reader, op byte) (err error) {
 		return r.leb(10)
 	}
 	switch {
-	case noImmediate(op):
-		return nil
-	case op == opBlock, op == opLoop, op == opIf:
-		return r.leb(5) // a block type: empty, a value type or a type index (s33)
-	case op == opBr, op == opBrIf, op == opCall, op == opRefFunc, op >= opLocalGet && op <= opTableSet,
-		op == opMemorySize, op == opMemoryGrow:
-		_, err = r.u32()
 	case op == opBrTable:
 		var n uint32
 		if n, err = r.count(1); err == nil {
@@ -113,16 +109,10 @@ func instruction(r *reader, op byte) (err error) {
 		}
 	case op >= opLoadFirst && op <= opStoreLast:
 		err = memarg(r)
-	case op == opI32Const:
-		err = r.leb(5)
-	case op == opI64Const:
-		err = r.leb(10)
 	case op == opF32Const:
 		err = r.skip(4)
 	case op == opF64Const:
 		err = r.skip(8)
-	case op == opRefNull:
-		err = r.leb(5) // heap type (s33)
 	case op == opPrefixMisc:
 		err = miscInstruction(r)
 	case op == opPrefixSIMD:
