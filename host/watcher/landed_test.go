@@ -144,13 +144,8 @@ func TestLandedSkipsSettle(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := newDir(t, tc.files...)
-			// Each loop's baseline is the directory before the landing.
-			loops := map[bool]*loop{true: newLoop(t, dir, time.Hour), false: newLoop(t, dir, time.Hour)}
-			evs := record(t, dir, func() { tc.do(t, dir) })
-			for oneDrain, l := range loops {
-				t0 := time.Now()
-				replay(l, evs, t0, oneDrain)
+			for oneDrain, r := range replayLanding(t, tc) {
+				l, t0 := r.loop, r.t0
 				at := t0.Add(LandedQuiet)
 				if wake, ok := l.nextWake(); !ok || !wake.Equal(at) {
 					t.Fatalf("one drain %v: next wake after %v, want %v", oneDrain, wake.Sub(t0), LandedQuiet)
@@ -207,13 +202,8 @@ func TestWrittenWaitsSettle(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := newDir(t, tc.files...)
-			// Each loop's baseline is the directory before the landing.
-			loops := map[bool]*loop{true: newLoop(t, dir, time.Hour), false: newLoop(t, dir, time.Hour)}
-			evs := record(t, dir, func() { tc.do(t, dir) })
-			for oneDrain, l := range loops {
-				t0 := time.Now()
-				replay(l, evs, t0, oneDrain)
+			for oneDrain, r := range replayLanding(t, tc) {
+				l, t0 := r.loop, r.t0
 				at := t0.Add(time.Hour)
 				if wake, ok := l.nextWake(); !ok || !wake.Equal(at) {
 					t.Fatalf("one drain %v: next wake after %v, want an hour", oneDrain, wake.Sub(t0))
@@ -228,6 +218,30 @@ func TestWrittenWaitsSettle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replayed is a loop that was given a landing's notifications at t0.
+type replayed struct {
+	loop *loop
+	t0   time.Time
+}
+
+// replayLanding records the notifications of tc's landing in a directory of
+// tc.files, and replays them into two loops with a Settle of an hour whose
+// baseline is the directory before the landing: keyed true, all drained at
+// once; false, one at a time, so that a Create is seen before its Write.
+func replayLanding(t *testing.T, tc landing) map[bool]replayed {
+	t.Helper()
+	dir := newDir(t, tc.files...)
+	loops := map[bool]*loop{true: newLoop(t, dir, time.Hour), false: newLoop(t, dir, time.Hour)}
+	evs := record(t, dir, func() { tc.do(t, dir) })
+	out := map[bool]replayed{}
+	for oneDrain, l := range loops {
+		t0 := time.Now()
+		replay(l, evs, t0, oneDrain)
+		out[oneDrain] = replayed{l, t0}
+	}
+	return out
 }
 
 // checkReported asserts that one batch reports exactly want, by base name.
