@@ -6,7 +6,6 @@ package plugin
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -80,11 +79,9 @@ type tool struct {
 // abi.MaxTools tools. Any failure refuses the whole module, with an error
 // naming the file, the tool and the problem.
 func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin, error) {
-	sum := sha256.Sum256(wasm)
 	p := &Plugin{
 		name:     strings.TrimSuffix(filepath.Base(path), ".wasm"),
 		path:     path,
-		sum:      hex.EncodeToString(sum[:]),
 		maxInput: opts.MaxInput,
 		logger:   opts.Sandbox.Logger,
 		drained:  make(chan struct{}),
@@ -100,6 +97,8 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	p.mod = mod
+	sum := mod.SHA256() // computed once, by the sandbox, for its compiled code
+	p.sum = hex.EncodeToString(sum[:])
 	doc, err := mod.Describe(ctx)
 	if err == nil {
 		err = p.define(doc)

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"math"
 	"slices"
@@ -112,6 +113,9 @@ func (m *Module) compile(ctx context.Context, wasm []byte) error {
 	m.put(ctx, in)
 	return nil
 }
+
+// SHA256 is the SHA-256 of the binary given to Compile.
+func (m *Module) SHA256() [sha256.Size]byte { return m.code.key }
 
 // Info describes the module's imports, exports and ABI version.
 func (m *Module) Info() Info {

@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -80,4 +81,14 @@ func BenchmarkCompileShared(b *testing.B) {
 	}
 	defer rt.Close(ctx)
 	benchmarkCompile(b, sandbox.Options{Runtime: rt})
+}
+
+// TestSHA256 checks that a module reports the digest of the bytes it was
+// compiled from, not of what the instrumentation made of them.
+func TestSHA256(t *testing.T) {
+	wasm := guest(t, "guest")
+	m := compile(t, "guest", sandbox.Options{})
+	if got, want := m.SHA256(), sha256.Sum256(wasm); got != want {
+		t.Fatalf("SHA256 = %x, want %x", got, want)
+	}
 }
