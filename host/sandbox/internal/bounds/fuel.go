@@ -125,7 +125,7 @@ func (in *instrumenter) scan(s section, body reader) error {
 	case sectionImport:
 		err = in.scanImports(body)
 	case sectionGlobal:
-		in.globals, err = body.u32()
+		in.globals, err = scanGlobals(body)
 	case sectionExport:
 		err = scanExports(body)
 	case sectionStart:
@@ -153,6 +153,24 @@ func (in *instrumenter) scanImports(r reader) error {
 		}
 	}
 	return err
+}
+
+// scanGlobals reads the global section, which Check only counts, so that
+// the rewrite can copy its entries without checking them again, and returns
+// its count.
+func scanGlobals(r reader) (uint32, error) {
+	n, err := r.count(3)
+	for i := uint32(0); err == nil && i < n; i++ {
+		if err = valueType(&r); err == nil {
+			if _, err = r.byte(); err == nil { // mutability
+				err = constExpr(&r)
+			}
+		}
+	}
+	if err == nil {
+		err = r.done()
+	}
+	return n, err
 }
 
 func scanExports(r reader) error {
@@ -248,6 +266,7 @@ func (in *instrumenter) appendSection(out []byte, s section) []byte {
 			return appendULEB(append(b, 0x00), uint64(in.types)) // a function of the added type
 		})
 	case sectionGlobal:
+		// scanGlobals has read every entry: none fails here.
 		return appendVectorSection(out, s.id, n, 1, func(b []byte) []byte {
 			for i := uint32(0); i < n; i++ {
 				start := r.pos

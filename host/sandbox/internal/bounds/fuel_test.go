@@ -394,8 +394,8 @@ func BenchmarkInstrument(b *testing.B) {
 
 // FuzzInstrument gives Instrument random modules, seeded with the sandbox's
 // test guests and the modules above. It must not panic nor modify its
-// argument, and a module that wazero accepts must still be accepted once
-// instrumented, with the same exports (plus the start function's) and the
+// argument on any module Check passes, and a module that wazero accepts
+// must still be accepted once instrumented, with the same exports (plus the start function's) and the
 // same imports (plus yield).
 func FuzzInstrument(f *testing.F) {
 	mods, err := sandboxtest.BuildDir("../../testdata")
@@ -420,16 +420,18 @@ func FuzzInstrument(f *testing.F) {
 		if err != nil {
 			return
 		}
-		before, err := rt.CompileModule(ctx, checked)
-		if err != nil {
-			return
-		}
-		defer before.Close(ctx)
+		// Every module Check passes is instrumented, as the sandbox does,
+		// before wazero has seen it: whatever it holds, no panic.
 		orig := bytes.Clone(checked)
 		out, err := bounds.Instrument(checked)
 		if !bytes.Equal(checked, orig) {
 			t.Fatal("Instrument modified its argument")
 		}
+		before, cerr := rt.CompileModule(ctx, checked)
+		if cerr != nil {
+			return
+		}
+		defer before.Close(ctx)
 		if err != nil {
 			// Only what the sandbox's runtime refuses anyway, or the names
 			// Instrument reserves.
@@ -453,4 +455,24 @@ func FuzzInstrument(f *testing.F) {
 			t.Fatalf("%d imported functions became %d, want one more", n, m)
 		}
 	})
+}
+
+// TestInstrumentMalformedGlobals gives Instrument global sections that
+// Check passes (it reads only their count) but that do not hold what they
+// count: Instrument must refuse them, not read past the module's end.
+func TestInstrumentMalformedGlobals(t *testing.T) {
+	for _, body := range [][]byte{
+		{0x01, 0x7f},                         // a type, no mutability
+		{0x01, 0x7f, 0x00},                   // no initializer
+		{0x01, 0x7f, 0x00, 0x41, 0x00},       // an initializer without its end
+		{0x02, 0x7f, 0x00, 0x41, 0x00, 0x0b}, // two counted, one there
+	} {
+		wasm := module(section(6, body))
+		if _, err := bounds.Check(wasm); err != nil {
+			t.Fatalf("global section %x: Check refuses it (%v); the test needs one it passes", body, err)
+		}
+		if _, err := bounds.Instrument(wasm); err == nil {
+			t.Errorf("global section %x: instrumented without an error", body)
+		}
+	}
 }
