@@ -77,7 +77,26 @@ func (r *Runtime) compile(ctx context.Context, wasm []byte) (*compiledModule, er
 	return cm, nil
 }
 
-func (r *Runtime) compileNew(ctx context.Context, wasm []byte) (wazero.CompiledModule, error) {
+func (r *Runtime) compileNew(ctx context.Context, wasm []byte) (code wazero.CompiledModule, err error) {
+	// The binary is untrusted, and our parsers and wazero's decoder walk
+	// it before anything else has: a bug that panics on some input must
+	// refuse that module, not end the server and every other plugin.
+	defer func() {
+		if p := recover(); p != nil {
+			code, err = nil, fmt.Errorf("invalid module: the host failed while decoding it (%v); please report this module", p)
+		}
+	}()
+	if wasm, err = prepare(wasm); err != nil {
+		return nil, err
+	}
+	// A cold compile of a Go guest takes seconds on one core.
+	ctx = experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
+	return r.rt.CompileModule(ctx, wasm)
+}
+
+// prepare checks and instruments a binary before wazero decodes it. It is a
+// variable so that a test can make it fail as a parser bug would.
+var prepare = func(wasm []byte) ([]byte, error) {
 	var err error
 	// wazero allocates by the counts in the binary before it reads what
 	// they count, a table's initial size when it instantiates, and whatever
@@ -89,9 +108,7 @@ func (r *Runtime) compileNew(ctx context.Context, wasm []byte) (wazero.CompiledM
 	if wasm, err = bounds.Instrument(wasm); err != nil {
 		return nil, fmt.Errorf("invalid module: %w", err)
 	}
-	// A cold compile of a Go guest takes seconds on one core.
-	ctx = experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
-	return r.rt.CompileModule(ctx, wasm)
+	return wasm, nil
 }
 
 // release gives back a compiled module that compile returned. The last

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
@@ -91,4 +92,27 @@ func TestDescribeKeepsNoInstance(t *testing.T) {
 	if n := len(m.idle); n != 1 {
 		t.Fatalf("%d instances kept after a call, want 1", n)
 	}
+}
+
+// TestCompileSurvivesDecoderPanic makes the host's decoding of a module
+// panic, as a parser bug would on some hostile input: Compile must refuse
+// that module with an error, and the next module must still compile.
+func TestCompileSurvivesDecoderPanic(t *testing.T) {
+	ctx := context.Background()
+	mods, err := sandboxtest.BuildDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := prepare
+	prepare = func([]byte) ([]byte, error) { panic("index out of range [7] with length 7") }
+	_, err = Compile(ctx, "bad", mods["guest"], Options{})
+	prepare = orig
+	if err == nil || !strings.Contains(err.Error(), "the host failed while decoding it (index out of range") {
+		t.Fatalf("err = %v, want a refusal naming the panic", err)
+	}
+	m, err := Compile(ctx, "good", mods["guest"], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = m.Close(ctx)
 }
