@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/batchwriter"
 	"github.com/wasmcp/wasmcp/internal/httpserve"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
 )
@@ -61,7 +62,10 @@ when to retry. Each call leaves one audit
 line at level info ("tool call": session, tool, plugin, sha256, duration_ms,
 outcome, bytes_in, bytes_out; the arguments too with -log-args). outcome is
 ok, tool_error, timeout, memory, canceled, rate_limited, busy or
-protocol_error.
+protocol_error. Log lines are written to stderr together, at most
+-log-flush (10ms) after they were logged, in one write system call instead of
+one each; on a crash, the lines of those last milliseconds are lost. With
+-log-flush 0 each line is written before the call's answer is sent.
 
 The server stops on SIGINT or SIGTERM: over HTTP it stops accepting
 connections, ends event streams, and lets calls in flight finish for 10s;
@@ -76,11 +80,14 @@ module is closed. The exit status is 0 for such a stop.`,
 			httpf     httpFlags
 			admission admissionFlags
 			pol       policyFlags
+			logFlush  time.Duration
 		)
 		fs.StringVar(&dir, "dir", "", "`directory` of *.wasm modules to serve (required)")
 		fs.BoolVar(&noWatch, "no-watch", false, "do not reload modules when DIR changes")
 		limits.register(fs)
 		logs.register(fs, "info")
+		fs.DurationVar(&logFlush, "log-flush", 10*time.Millisecond,
+			"longest `wait` of a log line, audit lines included, to be written to stderr with others in one write; 0: each line at once")
 		httpf.register(fs)
 		admission.register(fs)
 		pol.register(fs)
@@ -96,7 +103,14 @@ module is closed. The exit status is 0 for such a stop.`,
 			if err := httpf.check(set); err != nil {
 				return usageError{err.Error()}
 			}
-			logger, err := logs.logger(stderr)
+			if logFlush < 0 {
+				return usageErrorf("-log-flush must not be negative, got %s", logFlush)
+			}
+			// Every log line, not only the audit, goes through the one
+			// writer, so that stderr keeps the order the lines were logged.
+			logOut := batchwriter.New(stderr, logFlush)
+			defer logOut.Close()
+			logger, err := logs.logger(logOut)
 			if err != nil {
 				return usageError{err.Error()}
 			}
