@@ -108,18 +108,33 @@ func errorResult(msg string) *abi.Result {
 	}
 }
 
-// decodeResult decodes a Result document and checks its shape: every
-// content block valid and structuredContent, when present, a JSON object.
-// It runs on the guest's memory before the instance serves another call;
-// json.Unmarshal copies what it keeps.
+// decodeResult decodes a Result document into res, which must be zero, and
+// checks its shape: every content block valid and structuredContent, when
+// present, a JSON object. It runs on the guest's memory before the instance
+// serves another call; what it keeps is copied. The common shapes take
+// fastResult (fastresult.go); anything else takes decodeResultJSON, and the
+// outcome is the same either way.
 func decodeResult(doc []byte, res *abi.Result) error {
+	fast, raw, ok := fastResult(doc)
+	if !ok {
+		return decodeResultJSON(doc, res)
+	}
+	*res = fast
+	if err := validateContent(res.Content); err != nil {
+		// decodeResultJSON leaves structuredContent as decoded, uncompacted.
+		res.StructuredContent = bytes.Clone(raw)
+		return err
+	}
+	return nil
+}
+
+// decodeResultJSON is decodeResult by encoding/json, for every document.
+func decodeResultJSON(doc []byte, res *abi.Result) error {
 	if err := decodeObject(doc, res); err != nil {
 		return err
 	}
-	for i := range res.Content {
-		if err := res.Content[i].Validate(); err != nil {
-			return fmt.Errorf("content[%d]: %w", i, err)
-		}
+	if err := validateContent(res.Content); err != nil {
+		return err
 	}
 	if isAbsent(res.StructuredContent) {
 		res.StructuredContent = nil
@@ -128,14 +143,33 @@ func decodeResult(doc []byte, res *abi.Result) error {
 	if bytes.TrimLeft(res.StructuredContent, " \t\r\n")[0] != '{' {
 		return errors.New("structuredContent is not a JSON object")
 	}
-	// Compact once, so that the mirrored text block and the marshalled
-	// structuredContent are the same bytes.
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, res.StructuredContent); err != nil {
+	out, err := compact(res.StructuredContent)
+	if err != nil {
 		return fmt.Errorf("structuredContent: %w", err)
 	}
-	res.StructuredContent = buf.Bytes()
+	res.StructuredContent = out
 	return nil
+}
+
+// validateContent reports the first invalid content block.
+func validateContent(content []abi.Content) error {
+	for i := range content {
+		if err := content[i].Validate(); err != nil {
+			return fmt.Errorf("content[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// compact returns a compacted copy of the JSON value raw. Structured content
+// is compacted once, so that the mirrored text block and the marshalled
+// structuredContent are the same bytes.
+func compact(raw []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // complete applies rules 2 and 3 of ABI.md section 4: a result without
