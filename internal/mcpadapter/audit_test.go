@@ -81,7 +81,9 @@ func (l *auditLog) last(t *testing.T) map[string]any {
 func auditedAdapter(t *testing.T, h Host, opts Options) (*Adapter, *auditLog) {
 	t.Helper()
 	log := &auditLog{}
-	opts.Audit = slog.New(slog.NewJSONHandler(log, nil))
+	// AddSource: the audit line must not carry one, since finding it costs
+	// a stack unwind per call (audit.go); TestAuditLineFields checks.
+	opts.Audit = slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{AddSource: true}))
 	if opts.Limits.Clock == nil {
 		opts.Limits.Clock = &stepClock{now: time.Unix(1_700_000_000, 0), step: 1500 * time.Microsecond}
 	}
@@ -111,6 +113,12 @@ func TestAuditLineFields(t *testing.T) {
 			if line[k] != v {
 				t.Errorf("logArgs=%v: %s = %v (%T), want %v", logArgs, k, line[k], line[k], v)
 			}
+		}
+		if _, ok := line["time"]; !ok {
+			t.Errorf("logArgs=%v: no time in %v", logArgs, line)
+		}
+		if src, ok := line[slog.SourceKey]; ok {
+			t.Errorf("logArgs=%v: source %v: the audit line was made with a caller's PC", logArgs, src)
 		}
 		if got, ok := line["args"]; ok != logArgs || (logArgs && got != args) {
 			t.Errorf("logArgs=%v: args = %v (present %v)", logArgs, got, ok)
