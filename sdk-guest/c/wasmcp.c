@@ -53,11 +53,18 @@ void wasmcp_call_reset_(void) {
 
 /* vformat formats into call memory. */
 static const char *vformat(const char *format, va_list ap) {
+    /* Most messages fit the stack buffer, and are formatted once: printf
+     * is the costliest thing a small tool does (it walks the format twice
+     * itself). A longer one is formatted again into call memory. */
+    char small[256];
     va_list again;
     va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, format, ap);
+    int n = vsnprintf(small, sizeof small, format, ap);
     char *s = n < 0 ? NULL : wasmcp_call_memory((size_t)n + 1);
-    if (s) vsnprintf(s, (size_t)n + 1, format, again);
+    if (s && (size_t)n < sizeof small)
+        memcpy(s, small, (size_t)n + 1);
+    else if (s)
+        vsnprintf(s, (size_t)n + 1, format, again);
     va_end(again);
     return s ? s : "(out of memory formatting a message)";
 }
