@@ -59,6 +59,9 @@ type compiledDoc struct {
 	sch *jsonschema.Schema
 	// objectType: the document is an object whose "type" is "object".
 	objectType bool
+	// plan validates without jsonschema, if the schema has one. It holds
+	// no pointer to sch, which the cache holds only weakly.
+	plan *node
 }
 
 // slot is a cache entry: the compiled schema, held weakly, and what
@@ -66,12 +69,13 @@ type compiledDoc struct {
 type slot struct {
 	w          weak.Pointer[jsonschema.Schema]
 	objectType bool
+	plan       *node
 }
 
 // value returns the entry's schema, or ok false once it is collected.
 func (e slot) value() (_ compiledDoc, ok bool) {
 	sch := e.w.Value()
-	return compiledDoc{sch, e.objectType}, sch != nil
+	return compiledDoc{sch, e.objectType, e.plan}, sch != nil
 }
 
 // key is the SHA-256 of the compiler settings, the kind of the key and a
@@ -121,13 +125,10 @@ func (c *cache) get(raw []byte) (compiledDoc, error) {
 	if err != nil {
 		return compiledDoc{}, err
 	}
-	obj, _ := doc.(map[string]any)
-	d := compiledDoc{objectType: obj != nil && obj["type"] == "object"}
 	canon, ok := appendCanonical(nil, doc)
 	if !ok {
 		// Not expected of a decoded document; compile it unshared.
-		d.sch, err = c.compile(doc)
-		return d, err
+		return c.build(doc)
 	}
 	byValue := keyOf(canonicalKey, canon)
 
@@ -147,11 +148,11 @@ func (c *cache) get(raw []byte) (compiledDoc, error) {
 		}
 		return p.d, p.err
 	}
-	p := &compilation{done: make(chan struct{}), d: d}
+	p := &compilation{done: make(chan struct{})}
 	c.pending[byValue] = p
 	c.mu.Unlock()
 
-	p.d.sch, p.err = c.compile(doc)
+	p.d, p.err = c.build(doc)
 
 	c.mu.Lock()
 	delete(c.pending, byValue)
@@ -162,6 +163,17 @@ func (c *cache) get(raw []byte) (compiledDoc, error) {
 	c.mu.Unlock()
 	close(p.done)
 	return p.d, p.err
+}
+
+// build compiles the decoded schema document doc, and tells what Compile
+// tells of it.
+func (c *cache) build(doc any) (compiledDoc, error) {
+	sch, err := c.compile(doc)
+	if err != nil {
+		return compiledDoc{}, err
+	}
+	obj, _ := doc.(map[string]any)
+	return compiledDoc{sch: sch, objectType: obj != nil && obj["type"] == "object", plan: newPlan(doc, sch)}, nil
 }
 
 // lookup returns the live schema under k, if any.
@@ -184,7 +196,7 @@ func (c *cache) put(k key, d compiledDoc) {
 		return
 	}
 	w := weak.Make(d.sch)
-	c.entries[k] = slot{w, d.objectType}
+	c.entries[k] = slot{w, d.objectType, d.plan}
 	// The argument holds the schema only weakly, so it does not keep it
 	// alive.
 	runtime.AddCleanup(d.sch, c.drop, entry{k, w})
