@@ -3,7 +3,9 @@ package mcpadapter
 // callStack is the frame growStack makes room for: the runtime doubles a
 // goroutine's stack until the frame fits, from 8 KB to 16 KB, where the C
 // example's echo, schema validation and sandbox included, runs without
-// growing it again.
+// growing it again. Without it the stack overflows in wazero's call into
+// the guest (callEngine.callWithStack), or earlier in jsonschema's
+// validator for a schema without a plan.
 const callStack = 8 << 10
 
 // frameIndex is read, never written, by growStack, so that the compiler
