@@ -64,10 +64,10 @@ func (hostClient) Request(elicit bool, params []byte) (abi.ReplyStatus, []byte) 
 }
 
 const (
-	// keepInput is the largest argument buffer kept for reuse by the next
-	// call. Larger ones are dropped after their call so that one big input
-	// does not pin its memory for the instance's lifetime.
-	keepInput = 64 << 10
+	// keepBuffer is the largest argument or result buffer kept for reuse
+	// by the next call. Larger ones are dropped after their call so that
+	// one big call does not pin its memory for the instance's lifetime.
+	keepBuffer = 64 << 10
 	// gcEvery is how many bytes may cross the boundary (arguments plus
 	// results) between forced collections. See the package documentation.
 	gcEvery = 4 << 20
@@ -80,6 +80,7 @@ const (
 var (
 	input   []byte // the region of the last wasmcp_alloc, read by wasmcp_call
 	output  []byte // the last returned document, reachable until the host copied it
+	results []byte // the buffer of the last call's document, for the next one
 	traffic int    // bytes crossed since the last forced collection
 )
 
@@ -118,11 +119,17 @@ func exportCall(namePtr, nameLen, argsPtr, argsLen uint32) uint64 {
 		// Only the region from wasmcp_alloc is known to be ours (ABI.md §3).
 		doc, _ = json.Marshal(guest.ErrorResult("wasmcp_call: the name and arguments are not in the region wasmcp_alloc returned"))
 	} else {
-		doc = guest.Call(string(input[:nameLen]), input[nameLen:nameLen+argsLen])
+		// The host copied the last document out before it called again
+		// (ABI.md §3), so its buffer takes this one.
+		doc = guest.AppendCall(results[:0], string(input[:nameLen]), input[nameLen:nameLen+argsLen])
+		results = doc
 	}
 	traffic += len(input) + len(doc)
-	if cap(input) > keepInput {
+	if cap(input) > keepBuffer {
 		input = nil
+	}
+	if cap(results) > keepBuffer {
+		results = nil
 	}
 	output = doc
 	settle()

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/args"
 	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/guest"
 	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/jsonschema"
 )
@@ -72,9 +73,10 @@ func addTool[In, Out any](name, description string, handler func(In) (Out, error
 		Annotations:  cfg.annotations,
 		Meta:         cfg.meta,
 	}
-	return guest.Register(def, func(args []byte) *abi.Result {
+	fast := args.For(reflect.TypeFor[In]()) // nil when In needs encoding/json
+	return guest.Register(def, func(data []byte) *abi.Result {
 		var in In
-		if err := json.Unmarshal(args, &in); err != nil {
+		if err := decodeArgs(fast, data, &in); err != nil {
 			return guest.ErrorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err))
 		}
 		out, err := handler(in)
@@ -83,6 +85,17 @@ func addTool[In, Out any](name, description string, handler func(In) (Out, error
 		}
 		return encode(out)
 	})
+}
+
+// decodeArgs decodes a call's arguments into v, a pointer to a zero value,
+// with fast when it can (nil, or declining the text) and otherwise with
+// encoding/json, which then gives the value or the error.
+func decodeArgs(fast *args.Decoder, data []byte, v any) error {
+	if fast != nil && fast.Decode(data, v) {
+		return nil
+	}
+	reflect.ValueOf(v).Elem().SetZero() // a declined decode may have set fields
+	return json.Unmarshal(data, v)
 }
 
 func derive(t reflect.Type, mode jsonschema.Mode) (json.RawMessage, error) {

@@ -3,10 +3,13 @@ package wasmcp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/args"
 	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/guest"
 	"github.com/wasmcp/wasmcp/sdk-guest/go/wasmcptest"
 )
@@ -222,6 +225,37 @@ func TestInvalidArguments(t *testing.T) {
 	r = wasmcptest.Call(t, "t.loose", `{"n":"seven"}`)
 	if !r.IsError || !strings.Contains(r.Text(), "invalid arguments for tool t.loose") {
 		t.Errorf("decode error: %+v", r)
+	}
+}
+
+// TestDecodeArgs checks the arguments path of every tool: the fast decoder
+// where it applies, encoding/json where it declines, the same values and
+// errors either way.
+func TestDecodeArgs(t *testing.T) {
+	type flat struct {
+		S string `json:"s"`
+		N int    `json:"n,omitempty"`
+	}
+	fast := args.For(reflect.TypeFor[flat]())
+	if fast == nil {
+		t.Fatal("no fast decoder for a flat struct")
+	}
+	for _, data := range []string{
+		`{"s":"x","n":2}`,   // fast
+		`{"s":"x","S":"y"}`, // declined midway: encoding/json matches "S" to s
+		`{"s":"x","n":"2"}`, // declined midway: an error
+		`{"s":"x","n":2.5}`,
+		`{"n":1,"s":"\ud83d\ude00"}`,
+		`{"s":"x"`,
+	} {
+		for _, dec := range []*args.Decoder{fast, nil} {
+			var got, want flat
+			err := decodeArgs(dec, []byte(data), &got)
+			wantErr := json.Unmarshal([]byte(data), &want)
+			if got != want || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Errorf("%s (fast decoder %v): %+v, %v; encoding/json: %+v, %v", data, dec != nil, got, err, want, wantErr)
+			}
+		}
 	}
 }
 

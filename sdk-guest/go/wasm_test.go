@@ -23,21 +23,7 @@ import (
 // imports, alloc, packing, logging) and the memory policy, independently of
 // the host packages.
 func TestWasmModule(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to build the test module: %v", err)
-	}
-	wasmPath := filepath.Join(t.TempDir(), "guest.wasm")
-	cmd := exec.Command(gobin, "build", "-buildmode=c-shared", "-o", wasmPath, "./testdata/guest")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build guest: %v\n%s", err, out)
-	}
-	wasm, err := os.ReadFile(wasmPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := newGuest(t, wasm)
+	g := newGuest(t, buildModule(t, "./testdata/guest"))
 
 	t.Run("exports and imports", func(t *testing.T) {
 		exports := map[string]string{}
@@ -105,6 +91,12 @@ func TestWasmModule(t *testing.T) {
 		if r := g.tool(t, "nope", `{}`); !r.IsError {
 			t.Errorf("unknown tool: %+v", r)
 		}
+		// The host has copied a document out before it calls again, so
+		// the next document is written into the same buffer.
+		first, _ := abi.Unpack(g.callTool(t, "echo", `{"text":"a"}`))
+		if next, _ := abi.Unpack(g.callTool(t, "echo", `{"text":"b"}`)); next != first {
+			t.Errorf("documents at %#x then %#x: the buffer is not reused", first, next)
+		}
 	})
 
 	t.Run("memory stays bounded", func(t *testing.T) {
@@ -136,18 +128,42 @@ func TestWasmModule(t *testing.T) {
 	})
 }
 
+// buildModule builds the main package pkg into a module with the real
+// toolchain, as the Makefile does, and returns its bytes.
+func buildModule(tb testing.TB, pkg string) []byte {
+	tb.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		tb.Fatalf("the go command is needed to build the test module: %v", err)
+	}
+	wasmPath := filepath.Join(tb.TempDir(), "guest.wasm")
+	cmd := exec.Command(gobin, "build", "-buildmode=c-shared", "-o", wasmPath, pkg)
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("build %s: %v\n%s", pkg, err, out)
+	}
+	wasm, err := os.ReadFile(wasmPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return wasm
+}
+
 type guestModule struct {
 	compiled wazero.CompiledModule
 	mod      api.Module
 	logs     []string
+	// funcs are the exports called so far: wazero gives each api.Function
+	// a stack of its own, too costly to make per call in a benchmark.
+	funcs map[string]api.Function
 }
 
-func newGuest(t *testing.T, wasm []byte) *guestModule {
+func newGuest(t testing.TB, wasm []byte) *guestModule {
 	ctx := context.Background()
 	r := wazero.NewRuntime(ctx)
 	t.Cleanup(func() { r.Close(ctx) })
 	wasi_snapshot_preview1.MustInstantiate(ctx, r)
-	g := &guestModule{}
+	g := &guestModule{funcs: map[string]api.Function{}}
 	_, err := r.NewHostModuleBuilder(abi.ImportModule).NewFunctionBuilder().
 		WithFunc(func(_ context.Context, m api.Module, level, ptr, n uint32) {
 			msg, _ := m.Memory().Read(ptr, n)
@@ -166,16 +182,21 @@ func newGuest(t *testing.T, wasm []byte) *guestModule {
 	return g
 }
 
-func (g *guestModule) call(t *testing.T, export string, params ...uint64) []uint64 {
+func (g *guestModule) call(t testing.TB, export string, params ...uint64) []uint64 {
 	t.Helper()
-	res, err := g.mod.ExportedFunction(export).Call(context.Background(), params...)
+	f := g.funcs[export]
+	if f == nil {
+		f = g.mod.ExportedFunction(export)
+		g.funcs[export] = f
+	}
+	res, err := f.Call(context.Background(), params...)
 	if err != nil {
 		t.Fatalf("%s: %v", export, err)
 	}
 	return res
 }
 
-func (g *guestModule) read(t *testing.T, packed uint64) []byte {
+func (g *guestModule) read(t testing.TB, packed uint64) []byte {
 	t.Helper()
 	ptr, n := abi.Unpack(packed)
 	b, ok := g.mod.Memory().Read(ptr, n)
@@ -185,16 +206,29 @@ func (g *guestModule) read(t *testing.T, packed uint64) []byte {
 	return slices.Clone(b)
 }
 
-// tool performs one call exactly as ABI.md §3 says: one alloc for name and
-// arguments, then wasmcp_call.
-func (g *guestModule) tool(t *testing.T, name, args string) abi.Result {
+// callTool performs one call exactly as ABI.md §3 says: one alloc for name
+// and arguments, then wasmcp_call. It returns the packed region of the
+// Result document.
+func (g *guestModule) callTool(t testing.TB, name, args string) uint64 {
 	t.Helper()
 	ptr := uint32(g.call(t, abi.ExportAlloc, uint64(len(name)+len(args)))[0])
 	if ptr == 0 || !g.mod.Memory().WriteString(ptr, name+args) {
 		t.Fatalf("alloc returned %d", ptr)
 	}
 	n := uint32(len(name))
-	doc := g.read(t, g.call(t, abi.ExportCall, uint64(ptr), uint64(n), uint64(ptr+n), uint64(len(args)))[0])
+	return g.call(t, abi.ExportCall, uint64(ptr), uint64(n), uint64(ptr+n), uint64(len(args)))[0]
+}
+
+// document is callTool returning a copy of the Result document.
+func (g *guestModule) document(t testing.TB, name, args string) []byte {
+	t.Helper()
+	return g.read(t, g.callTool(t, name, args))
+}
+
+// tool is document decoded.
+func (g *guestModule) tool(t testing.TB, name, args string) abi.Result {
+	t.Helper()
+	doc := g.document(t, name, args)
 	var r abi.Result
 	if err := json.Unmarshal(doc, &r); err != nil {
 		t.Fatalf("%s: result %.200s: %v", name, doc, err)

@@ -100,6 +100,12 @@ func Describe() ([]byte, error) {
 // block or an unencodable result becomes a result with isError set, so the
 // instance stays usable and the model reads what went wrong.
 func Call(name string, args []byte) []byte {
+	return AppendCall(nil, name, args)
+}
+
+// AppendCall is Call appending the document to dst, whose memory the
+// WebAssembly glue reuses from one call to the next.
+func AppendCall(dst []byte, name string, args []byte) []byte {
 	res := run(name, args)
 	if err := check(res); err != nil {
 		res = ErrorResult(fmt.Sprintf("tool %s returned an invalid result: %v", name, err))
@@ -109,18 +115,9 @@ func Call(name string, args []byte) []byte {
 	// a large result costs as much as producing it did.
 	structured := res.StructuredContent
 	res.StructuredContent = nil
-	b, err := json.Marshal(res)
+	b, err := appendResult(dst, res, structured)
 	if err != nil {
-		b, _ = json.Marshal(ErrorResult(fmt.Sprintf("tool %s: encode result: %v", name, err)))
-		structured = nil
-	}
-	if structured != nil {
-		const key = `,"structuredContent":`
-		doc := make([]byte, 0, len(b)+len(key)+len(structured)+1)
-		doc = append(doc, b[:len(b)-1]...) // b ends with the result's '}'
-		doc = append(doc, key...)
-		doc = append(doc, structured...)
-		b = append(doc, '}')
+		b, _ = appendResult(dst, ErrorResult(fmt.Sprintf("tool %s: encode result: %v", name, err)), nil)
 	}
 	return b
 }
