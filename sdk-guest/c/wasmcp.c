@@ -51,8 +51,60 @@ void wasmcp_call_reset_(void) {
     arena.link.prev = arena.link.next = &arena;
 }
 
-/* vformat formats into call memory. */
+/* only_strings reports whether format has no conversion but %s and %%. */
+static bool only_strings(const char *format) {
+    for (const char *p = format; *p; p++) {
+        if (*p != '%') continue;
+        p++;
+        if (*p != 's' && *p != '%') return false;
+    }
+    return true;
+}
+
+/* concat formats a format that only_strings accepts: the text with each
+ * %s replaced by its argument ("(null)" for NULL, as printf writes it). */
+static const char *concat(const char *format, va_list ap) {
+    size_t n = 0;
+    va_list count;
+    va_copy(count, ap);
+    for (const char *p = format; *p; p++) {
+        if (*p != '%') {
+            n++;
+        } else if (*++p == '%') {
+            n++;
+        } else {
+            const char *s = va_arg(count, const char *);
+            n += strlen(s ? s : "(null)");
+        }
+    }
+    va_end(count);
+    char *out = wasmcp_call_memory(n + 1), *w = out;
+    if (!out) return NULL;
+    for (const char *p = format; *p; p++) {
+        if (*p != '%') {
+            *w++ = *p;
+        } else if (*++p == '%') {
+            *w++ = '%';
+        } else {
+            const char *s = va_arg(ap, const char *);
+            if (!s) s = "(null)";
+            size_t k = strlen(s);
+            memcpy(w, s, k);
+            w += k;
+        }
+    }
+    *w = '\0';
+    return out;
+}
+
+/* vformat formats into call memory. A format of text and %s alone, as most
+ * log lines and results are, is put together without printf: printf's code
+ * is the largest a small tool runs in a call, and a call finds it cold. */
 static const char *vformat(const char *format, va_list ap) {
+    if (only_strings(format)) {
+        const char *s = concat(format, ap);
+        return s ? s : "(out of memory formatting a message)";
+    }
     /* Most messages fit the stack buffer, and are formatted once: printf
      * is the costliest thing a small tool does (it walks the format twice
      * itself). A longer one is formatted again into call memory. */

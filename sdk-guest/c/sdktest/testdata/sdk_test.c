@@ -275,6 +275,21 @@ static void links(wasmcp_json args, wasmcp_result *res) {
     wasmcp_result_content(res, "{\"type\":\"text\",\"text\":\"raw\",\"annotations\":{\"priority\":1}}");
 }
 
+/* formats covers both ways vformat takes: strings alone are put together
+ * by hand, anything else goes to vsnprintf (once into a stack buffer, or
+ * twice when the message is longer than it). */
+static void formats(wasmcp_json args, wasmcp_result *res) {
+    (void)args;
+    static char long_text[301];
+    memset(long_text, 'x', 300);
+    const char *volatile none = NULL; /* volatile: the compiler may not see the NULL */
+    wasmcp_result_textf(res, "%s and %s, 100%%", "this", "that");
+    wasmcp_result_textf(res, "[%s]%s", none, "");
+    wasmcp_result_textf(res, "%5s|%d|%.1s", "ab", 7, "cd");
+    wasmcp_result_textf(res, "%s", long_text);
+    wasmcp_result_textf(res, "%d%s", 1, long_text);
+}
+
 static void nothing(wasmcp_json args, wasmcp_result *res) { (void)args, (void)res; }
 
 static void open_block(wasmcp_json args, wasmcp_result *res) {
@@ -312,6 +327,7 @@ WASMCP_INIT {
     wasmcp_add_tool(&(wasmcp_tool){.name = "not.object", .handler = not_object});
     wasmcp_add_tool(&(wasmcp_tool){.name = "bad_image", .handler = bad_image});
     wasmcp_add_tool(&(wasmcp_tool){.name = "links", .handler = links});
+    wasmcp_add_tool(&(wasmcp_tool){.name = "formats", .handler = formats});
 }
 
 static const char *call(const char *name, const char *args) {
@@ -335,7 +351,20 @@ static void test_tools(void) {
               "{\"name\":\"open-block\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}},"
               "{\"name\":\"not.object\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}},"
               "{\"name\":\"bad_image\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}},"
-              "{\"name\":\"links\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}}]}");
+              "{\"name\":\"links\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}},"
+              "{\"name\":\"formats\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}}]}");
+    char x300[301];
+    memset(x300, 'x', 300);
+    x300[300] = '\0';
+    char want[1024];
+    snprintf(want, sizeof want,
+             "{\"content\":[{\"type\":\"text\",\"text\":\"this and that, 100%%\"},"
+             "{\"type\":\"text\",\"text\":\"[(null)]\"},"
+             "{\"type\":\"text\",\"text\":\"   ab|7|c\"},"
+             "{\"type\":\"text\",\"text\":\"%s\"},"
+             "{\"type\":\"text\",\"text\":\"1%s\"}]}",
+             x300, x300);
+    CHECK_STR(call("formats", "{}"), want);
     CHECK_STR(call("links", "{}"),
               "{\"content\":[{\"type\":\"resource_link\",\"uri\":\"file:///a.txt\",\"name\":\"a.txt\"},"
               "{\"type\":\"resource_link\",\"uri\":\"test://b\",\"name\":\"B\",\"title\":\"Bee\","
