@@ -115,6 +115,7 @@ func New(h Host, opts Options) *Adapter {
 			Logging: &mcp.LoggingCapabilities{},
 		},
 	})
+	a.server.AddReceivingMiddleware(growStackForCalls)
 	// Subscribe before taking the snapshot so that no change falls between
 	// the two; one that is seen twice is ignored by apply.
 	a.cancel = h.Subscribe(a.onChange)
@@ -259,7 +260,6 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 		Log:       a.clientLog(ctx, req.Session, name, reg.plugin),
 	}
 	a.clientFeatures(ctx, req, &creq) // progress, sampling, elicitation (client.go)
-	_ = growStack()
 	res, err = a.host.Call(ctx, creq)
 	if errors.Is(err, host.ErrUnknownTool) {
 		// The tool went away between the SDK's lookup and the host call (a

@@ -1,5 +1,11 @@
 package mcpadapter
 
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
 // callStack is the frame growStack makes room for: the runtime doubles a
 // goroutine's stack until the frame fits, from 8 KB to 16 KB, where the C
 // example's echo, schema validation and sandbox included, runs without
@@ -27,4 +33,19 @@ var frameIndex int
 func growStack() byte {
 	var frame [callStack]byte
 	return frame[frameIndex]
+}
+
+// growStackForCalls grows the stack of every tools/call request as the
+// outermost receiving middleware: the shallowest point of go-sdk's
+// per-request goroutine that wasmcp reaches, four frames down rather than
+// the tool handler's ten, and growing copies and adjusts every frame above:
+// in the stdio server's profile of the C echo, stack growth fell from ~4.4
+// to ~3.0 µs a call against growing it in the handler.
+func growStackForCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			_ = growStack()
+		}
+		return next(ctx, method, req)
+	}
 }
