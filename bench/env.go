@@ -196,14 +196,30 @@ func (e *env) goBuild(ctx context.Context, envv []string, args ...string) error 
 // toolchain; the bench does not repeat that build. The copy keeps a
 // concurrent make from changing it during the run.
 func (e *env) cGuest() (string, error) {
-	return e.once("c-guest", func() (string, error) {
-		candidates := []string{e.opts.cGuest}
+	return e.exampleGuest("c", e.opts.cGuest, filepath.Join(e.root, "examples", "c"), filepath.Join(e.root, "sdk-guest", "c"))
+}
+
+// watGuest returns a copy of the WebAssembly-text example module, whose
+// echo answers as the C one does with almost no code: what a call costs
+// the host with a guest that does next to nothing.
+func (e *env) watGuest() (string, error) {
+	return e.exampleGuest("wat", "", filepath.Join(e.root, "examples", "wat"))
+}
+
+// exampleGuest returns a copy of the example module examples-LANG.wasm in
+// the work directory: from given when set, else from $WASMCP_EXAMPLES,
+// build/examples or build/plugins. srcs are the sources it is built from,
+// for the warning that it is older than they are.
+func (e *env) exampleGuest(lang, given string, srcs ...string) (string, error) {
+	name := "examples-" + lang + ".wasm"
+	return e.once(lang+"-guest", func() (string, error) {
+		candidates := []string{given}
 		if d := os.Getenv("WASMCP_EXAMPLES"); d != "" {
-			candidates = append(candidates, filepath.Join(d, "examples-c.wasm"))
+			candidates = append(candidates, filepath.Join(d, name))
 		}
 		candidates = append(candidates,
-			filepath.Join(e.root, "build", "examples", "examples-c.wasm"),
-			filepath.Join(e.root, "build", "plugins", "examples-c.wasm"))
+			filepath.Join(e.root, "build", "examples", name),
+			filepath.Join(e.root, "build", "plugins", name))
 		for _, c := range candidates {
 			if c == "" {
 				continue
@@ -212,14 +228,14 @@ func (e *env) cGuest() (string, error) {
 			if err != nil {
 				continue
 			}
-			e.warnIfStale(c, filepath.Join(e.root, "examples", "c"), filepath.Join(e.root, "sdk-guest", "c"))
-			out := filepath.Join(e.work, "guests", "examples-c.wasm")
+			e.warnIfStale(c, srcs...)
+			out := filepath.Join(e.work, "guests", name)
 			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 				return "", err
 			}
 			return out, os.WriteFile(out, wasm, 0o644)
 		}
-		return "", fmt.Errorf("the C example module examples-c.wasm was not found (run `make plugins`, or give -c-guest)")
+		return "", fmt.Errorf("the example module %s was not found (run `make plugins`)", name)
 	})
 }
 

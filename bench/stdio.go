@@ -62,6 +62,10 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 	if err != nil {
 		return nil, err
 	}
+	watWasm, err := e.watGuest()
+	if err != nil {
+		return nil, err
+	}
 	// One module per directory: the example modules define the same tool
 	// names, so together one would refuse the other's echo.
 	cDir, err := e.pluginDir("plugins-c", cWasm)
@@ -69,6 +73,10 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		return nil, err
 	}
 	goDir, err := e.pluginDir("plugins-go", goWasm)
+	if err != nil {
+		return nil, err
+	}
+	watDir, err := e.pluginDir("plugins-wat", watWasm)
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +89,8 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		{"wasmcp, C echo", "go-sdk", "wasmcp-c-sdk", wasmcpHooked, cDir},
 		{"wasmcp, Go echo", "raw", "wasmcp-go-raw", wasmcpHooked, goDir},
 		{"wasmcp, Go echo", "go-sdk", "wasmcp-go-sdk", wasmcpHooked, goDir},
+		{"wasmcp, WAT echo", "raw", "wasmcp-wat-raw", wasmcpHooked, watDir},
+		{"wasmcp, WAT echo", "go-sdk", "wasmcp-wat-sdk", wasmcpHooked, watDir},
 		{"wasmcp, C echo, plain binary (no hook)", "go-sdk", "plain-c-sdk", wasmcpPlain, cDir},
 		{"native go-sdk echo, go-sdk's stdio transport", "go-sdk", "native-sdkstdio-sdk", roleNativeSDKStdio, ""},
 	}
@@ -338,6 +348,12 @@ func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
 	if c, n := cpus["wasmcp-c-sdk"], cpus["native-sdk"]; c > 0 && n > 0 {
 		s.addRatio("c-over-native-cpu", "wasm C echo ÷ native go-sdk echo (server CPU per call)",
 			c, n, "", "less noisy than latency on a shared machine")
+	}
+	s.addRatio("wat-over-native", "wasm WAT echo ÷ native go-sdk echo (p50, go-sdk client)",
+		p50("wasmcp-wat-sdk"), p50("native-sdk"), "", "a guest with almost no code: the host's own cost")
+	if w, n := cpus["wasmcp-wat-sdk"], cpus["native-sdk"]; w > 0 && n > 0 {
+		s.addRatio("wat-over-native-cpu", "wasm WAT echo ÷ native go-sdk echo (server CPU per call)",
+			w, n, "", "the host's own cost")
 	}
 	s.addRatio("wasmcp-over-floor", "wasmcp (C echo, go-sdk client) ÷ raw JSON-RPC floor (p50)",
 		p50("wasmcp-c-sdk"), p50("raw-raw"), "≤ 3", "stdio round trip")
