@@ -23,9 +23,9 @@ import (
 // classify reports ErrTimeout.
 type budget struct {
 	parent context.Context
-	stop   func() bool // stops the propagation of parent's cancellation
 
 	mu     sync.Mutex
+	stop   func() bool   // guarded by mu; stops the propagation of parent's cancellation, once Done set it up
 	done   chan struct{} // guarded by mu; made when first asked for
 	err    error         // guarded by mu; set once, when done is closed
 	left   time.Duration // guarded by mu; running time left when the clock last stopped
@@ -46,9 +46,6 @@ var closedChan = func() chan struct{} {
 // the call ends.
 func newBudget(parent context.Context, d time.Duration) *budget {
 	b := &budget{parent: parent, left: d, since: time.Now()}
-	b.stop = context.AfterFunc(parent, func() { b.finish(parent.Err()) })
-	// AfterFunc runs its function in a goroutine of its own: a parent done
-	// already must make the budget done before the call starts.
 	if err := parent.Err(); err != nil {
 		b.finish(err)
 	}
@@ -99,20 +96,37 @@ func (b *budget) resume() {
 	b.since = time.Now()
 }
 
-// release frees the propagation from the parent.
-func (b *budget) release() { b.stop() }
+// release frees the propagation from the parent, if Done set one up.
+func (b *budget) release() {
+	b.mu.Lock()
+	stop := b.stop
+	b.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
 
 // Deadline reports the parent's deadline only: the budget's own moves when
 // it is paused, so it promises none.
 func (b *budget) Deadline() (time.Time, bool) { return b.parent.Deadline() }
 
 // Done is closed when the parent is done, or when Err has seen the running
-// time used up.
+// time used up. The parent's end is propagated to it only from the first
+// call of Done: most calls never wait on Done (Err looks at the parent
+// itself), and registering with the parent costs every call half a dozen
+// allocations and a lock of the parent.
 func (b *budget) Done() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.done == nil {
 		b.done = make(chan struct{})
+		if err := b.parent.Err(); err != nil {
+			b.finishLocked(err)
+		} else {
+			// AfterFunc runs its function in a goroutine of its own, which
+			// waits for mu: no lock order to keep.
+			b.stop = context.AfterFunc(b.parent, func() { b.finish(b.parent.Err()) })
+		}
 	}
 	return b.done
 }
