@@ -12,12 +12,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
+	"github.com/wasmcp/wasmcp/internal/batchwriter"
 )
 
 // BenchmarkStdioCall measures one tools/call round trip of an echo over OS
@@ -35,7 +37,7 @@ import (
 //     echoes, on go-sdk's stdio transport and on wasmcp's;
 //   - c-echo, go-echo: the adapter over a real host serving the C and Go
 //     example modules (validation, sandbox and all), its audit log written
-//     to a file as serve writes it to stderr.
+//     to a file in batches, as serve writes it to stderr.
 func BenchmarkStdioCall(b *testing.B) {
 	b.Run("floor", func(b *testing.B) {
 		benchStdio(b, func(r io.ReadCloser, w io.WriteCloser) error { return rawEcho(r, w) })
@@ -73,7 +75,10 @@ func BenchmarkStdioCall(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer log.Close()
-			a := New(guestHost(b, guest.module), Options{Audit: slog.New(slog.NewTextHandler(log, nil))})
+			// As serve writes it: batched (internal/batchwriter).
+			audit := batchwriter.New(log, 10*time.Millisecond)
+			defer audit.Close()
+			a := New(guestHost(b, guest.module), Options{Audit: slog.New(slog.NewTextHandler(audit, nil))})
 			b.Cleanup(a.Close)
 			benchStdio(b, func(r io.ReadCloser, w io.WriteCloser) error {
 				return a.Serve(context.Background(), r, w)
