@@ -11,10 +11,10 @@ import (
 // keywords nearly every tool schema is made of, without jsonschema. Every
 // tool call validates its arguments, and in the server's profile
 // jsonschema's validator took 2 to 3 µs a call for the echo tool's
-// one-property schema; worse, its frames overflow the small stack of the
-// new goroutine go-sdk runs each request on, and the runtime then copies
-// the stack, which cost more than the validation (see stack.go). A plan
-// allocates nothing in the common case and has small frames: with one,
+// one-property schema; its frames are also large, deep enough to overflow
+// the small stack of the new goroutine go-sdk runs each request on (the MCP
+// adapter grows that stack once, early: internal/mcpadapter/stack.go). A
+// plan allocates nothing in the common case and has small frames: with one,
 // Validate takes a fifth to a half of the time it takes without, decoding
 // included (BenchmarkPlan).
 //
