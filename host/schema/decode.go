@@ -85,16 +85,21 @@ type name struct {
 	decoded string
 }
 
-func (s *scanner) space() {
-	for s.pos < len(s.doc) {
-		switch s.doc[s.pos] {
+// skipSpace returns the index of the first byte of doc at or after i that
+// is not JSON whitespace.
+func skipSpace(doc []byte, i int) int {
+	for i < len(doc) {
+		switch doc[i] {
 		case ' ', '\t', '\r', '\n':
-			s.pos++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
+
+func (s *scanner) space() { s.pos = skipSpace(s.doc, s.pos) }
 
 func (s *scanner) value() *pathError {
 	s.space()

@@ -26,13 +26,7 @@ func checkNumber(n []byte) error {
 	if len(digits) > 0 && (digits[0] == '+' || digits[0] == '-') {
 		digits = digits[1:]
 	}
-	exp := 0
-	for _, d := range digits {
-		if exp = 10*exp + int(d-'0'); exp > maxExponent {
-			break
-		}
-	}
-	if exp <= maxExponent {
+	if !exponentBeyond(digits) {
 		return nil
 	}
 	s := string(n)
@@ -40,6 +34,19 @@ func checkNumber(n []byte) error {
 		s = s[:32] + "..."
 	}
 	return fmt.Errorf("number %s is out of range (exponent beyond ±%d)", s, maxExponent)
+}
+
+// exponentBeyond reports whether the decimal digits of an exponent, its
+// sign removed, make a value beyond maxExponent. It stops reading at the
+// first digit that takes it there, so that a long exponent costs no more.
+func exponentBeyond(digits []byte) bool {
+	exp := 0
+	for _, d := range digits {
+		if exp = 10*exp + int(d-'0'); exp > maxExponent {
+			return true
+		}
+	}
+	return false
 }
 
 // escapePointer escapes a key as a JSON Pointer reference token (RFC 6901).

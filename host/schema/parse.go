@@ -75,16 +75,7 @@ func (p *parser) reset() {
 	p.elems, p.members = p.elems[:0], p.members[:0]
 }
 
-func (p *parser) space() {
-	for p.pos < len(p.doc) {
-		switch p.doc[p.pos] {
-		case ' ', '\t', '\r', '\n':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
+func (p *parser) space() { p.pos = skipSpace(p.doc, p.pos) }
 
 // next skips space and returns the byte after it, 0 at the end.
 func (p *parser) next() byte {
@@ -239,11 +230,8 @@ func (p *parser) number() (any, bool) {
 		if !p.digits() {
 			return nil, false
 		}
-		exp := 0
-		for _, d := range p.doc[digits:p.pos] {
-			if exp = 10*exp + int(d-'0'); exp > maxExponent {
-				return nil, false
-			}
+		if exponentBeyond(p.doc[digits:p.pos]) {
+			return nil, false
 		}
 	}
 	return json.Number(p.src[start:p.pos]), true
