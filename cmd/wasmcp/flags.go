@@ -90,6 +90,16 @@ func (l *logFlags) register(fs *flag.FlagSet, level string) {
 // logger builds the logger writing to w (stderr: on serve, stdout is the
 // protocol).
 func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
+	newHandler, err := l.handler()
+	if err != nil {
+		return nil, err
+	}
+	return slog.New(newHandler(w)), nil
+}
+
+// handler returns the constructor of the handler that formats log lines
+// as the flags say, for the writer it is given.
+func (l *logFlags) handler() (func(io.Writer) slog.Handler, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(l.level)); err != nil {
 		return nil, fmt.Errorf("-log-level: %q is not one of debug, info, warn, error", l.level)
@@ -97,9 +107,9 @@ func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: level}
 	switch l.format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, opts) }, nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, opts) }, nil
 	}
 	return nil, fmt.Errorf("-log-format: %q is not one of text, json", l.format)
 }

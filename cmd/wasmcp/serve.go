@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/internal/batchwriter"
+	"github.com/wasmcp/wasmcp/internal/batchlog"
 	"github.com/wasmcp/wasmcp/internal/httpserve"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
 )
@@ -62,10 +62,11 @@ when to retry. Each call leaves one audit
 line at level info ("tool call": session, tool, plugin, sha256, duration_ms,
 outcome, bytes_in, bytes_out; the arguments too with -log-args). outcome is
 ok, tool_error, timeout, memory, canceled, rate_limited, busy or
-protocol_error. Log lines are written to stderr together, at most
--log-flush (10ms) after they were logged, in one write system call instead of
-one each; on a crash, the lines of those last milliseconds are lost. With
--log-flush 0 each line is written before the call's answer is sent.
+protocol_error. Log lines are formatted and written to stderr together, at
+most -log-flush (10ms) after they were logged, in one write system call
+instead of one each, so that neither is on a call's path; on a crash, the
+lines of those last milliseconds are lost. With -log-flush 0 each line is
+written before the call's answer is sent.
 
 The server stops on SIGINT or SIGTERM: over HTTP it stops accepting
 connections, ends event streams, and lets calls in flight finish for 10s;
@@ -106,14 +107,16 @@ module is closed. The exit status is 0 for such a stop.`,
 			if logFlush < 0 {
 				return usageErrorf("-log-flush must not be negative, got %s", logFlush)
 			}
-			// Every log line, not only the audit, goes through the one
-			// writer, so that stderr keeps the order the lines were logged.
-			logOut := batchwriter.New(stderr, logFlush)
-			defer logOut.Close()
-			logger, err := logs.logger(logOut)
+			newHandler, err := logs.handler()
 			if err != nil {
 				return usageError{err.Error()}
 			}
+			// Every log line, not only the audit, goes through the one
+			// handler, so that stderr keeps the order the lines were
+			// logged; it formats them off the calls' path (batchlog).
+			logOut := batchlog.New(stderr, logFlush, newHandler)
+			defer logOut.Close()
+			logger := slog.New(logOut)
 			cfg, err := limits.config(host.NewConfig().WithDir(dir).WithLogger(logger))
 			if err != nil {
 				return usageError{err.Error()}

@@ -19,7 +19,7 @@ import (
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
-	"github.com/wasmcp/wasmcp/internal/batchwriter"
+	"github.com/wasmcp/wasmcp/internal/batchlog"
 )
 
 // BenchmarkStdioCall measures one tools/call round trip of an echo over OS
@@ -75,10 +75,11 @@ func BenchmarkStdioCall(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer log.Close()
-			// As serve writes it: batched (internal/batchwriter).
-			audit := batchwriter.New(log, 10*time.Millisecond)
+			// As serve writes it: formatted and written in batches
+			// (internal/batchlog).
+			audit := batchlog.New(log, 10*time.Millisecond, func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, nil) })
 			defer audit.Close()
-			a := New(guestHost(b, guest.module), Options{Audit: slog.New(slog.NewTextHandler(audit, nil))})
+			a := New(guestHost(b, guest.module), Options{Audit: slog.New(audit)})
 			b.Cleanup(a.Close)
 			benchStdio(b, func(r io.ReadCloser, w io.WriteCloser) error {
 				return a.Serve(context.Background(), r, w)
