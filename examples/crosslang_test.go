@@ -178,7 +178,7 @@ func (m module) run(t *testing.T, tool, args string) (*abi.Result, string, []str
 	if err != nil {
 		t.Fatalf("%s: %s %s: encode result: %v", m.lang, tool, args, err)
 	}
-	return res, string(b), logs
+	return &res.Result, string(b), logs
 }
 
 func texts(r *abi.Result) []string {

@@ -229,11 +229,27 @@ func toTools(es []registry.Entry[*module]) []Tool {
 	return out
 }
 
+// Result is what Call gives: the result a client gets and, when the host
+// failed the call rather than the tool, why (Result.Failure, matched with
+// errors.Is against ErrInvalidArguments, ErrTimeout, ErrMemory, ...).
+type Result = plugin.Result
+
+// Causes of a Result's Failure, for errors.Is. A failure of another kind (a
+// trap, a malformed result, an output over the limit, ...) wraps none of
+// these.
+var (
+	ErrInvalidArguments = plugin.ErrInvalidArguments
+	ErrOutputSchema     = plugin.ErrOutputSchema
+	ErrTimeout          = sandbox.ErrTimeout
+	ErrMemory           = sandbox.ErrMemory
+	ErrCanceled         = sandbox.ErrCanceled
+)
+
 // Call runs a tool. A tool error (invalid arguments, a guest failure, a
 // timeout, ...) is a Result with IsError set and a nil error; the error is
 // non-nil only for an unknown tool (ErrUnknownTool) or a closed Host
 // (ErrClosed).
-func (h *Host) Call(ctx context.Context, req CallRequest) (*abi.Result, error) {
+func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	res, err := h.reg.Call(ctx, req.Tool, req.Arguments, req.hooks())
 	if errors.Is(err, registry.ErrClosed) {
 		return nil, fmt.Errorf("call %s: %w", req.Tool, ErrClosed)

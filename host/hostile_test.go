@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -158,16 +159,22 @@ func TestHostilePluginsAtCall(t *testing.T) {
 		}
 	}
 
-	for tool, want := range map[string]string{
-		"recurse": "trap",
-		"loop":    "timed out after 1s",
+	for tool, want := range map[string]struct {
+		text  string
+		cause error
+	}{
+		"recurse": {"trap", sandbox.ErrTrap},
+		"loop":    {"timed out after 1s", host.ErrTimeout},
 	} {
 		res, err := h.Call(ctx, host.CallRequest{Tool: tool})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.IsError || !strings.Contains(res.Content[0].Text, want) {
-			t.Errorf("%s: %+v, want a tool error with %q", tool, res.Content, want)
+		if !res.IsError || !strings.Contains(res.Content[0].Text, want.text) {
+			t.Errorf("%s: %+v, want a tool error with %q", tool, res.Content, want.text)
+		}
+		if !errors.Is(res.Failure, want.cause) {
+			t.Errorf("%s: Failure = %v, want %v", tool, res.Failure, want.cause)
 		}
 		healthy()
 	}

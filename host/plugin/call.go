@@ -29,7 +29,7 @@ import (
 //
 // The error is non-nil only for an unknown tool (ErrUnknownTool) or a closed
 // plugin (ErrClosed).
-func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, hooks *sandbox.CallHooks) (*abi.Result, error) {
+func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, hooks *sandbox.CallHooks) (*Result, error) {
 	if !p.enter() {
 		return nil, ErrClosed
 	}
@@ -43,33 +43,37 @@ func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, ho
 		args = json.RawMessage("{}")
 	}
 	if len(args) > p.maxInput {
-		return errorResult(fmt.Sprintf("invalid arguments for tool %s: %d bytes, over the limit of %d bytes",
-			name, len(args), p.maxInput)), nil
+		return invalidArguments(name, fmt.Sprintf("%d bytes, over the limit of %d bytes", len(args), p.maxInput)), nil
 	}
 	if !utf8.Valid(args) {
-		return errorResult(fmt.Sprintf("invalid arguments for tool %s: not valid UTF-8", name)), nil
+		return invalidArguments(name, "not valid UTF-8"), nil
 	}
 	if err := t.input.Validate(args); err != nil {
-		return errorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err)), nil
+		return invalidArguments(name, err.Error()), nil
 	}
 
-	var res abi.Result
-	err := p.mod.CallRead(ctx, name, args, hooks, func(doc []byte) error { return decodeResult(doc, &res) })
+	res := new(Result)
+	err := p.mod.CallRead(ctx, name, args, hooks, func(doc []byte) error { return decodeResult(doc, &res.Result) })
 	if errors.Is(err, sandbox.ErrClosed) {
 		return nil, ErrClosed
 	}
-	return p.finish(ctx, name, t, &res, err), nil
+	return p.finish(ctx, name, t, res, err), nil
+}
+
+// invalidArguments is the result of arguments refused for why.
+func invalidArguments(tool, why string) *Result {
+	return errorResult(fmt.Sprintf("invalid arguments for tool %s: %s", tool, why), ErrInvalidArguments)
 }
 
 // finish turns the outcome of running tool name, the result res decoded by
 // decodeResult or the sandbox's error err, into the complete result a
 // client sees. It is apart from Call so that the fuzz tests can feed it
 // result documents without a guest.
-func (p *Plugin) finish(ctx context.Context, name string, t *tool, res *abi.Result, err error) *abi.Result {
+func (p *Plugin) finish(ctx context.Context, name string, t *tool, res *Result, err error) *Result {
 	switch {
 	case errors.Is(err, sandbox.ErrCanceled):
 		// The caller gave up; nobody is at fault and the result goes unread.
-		return errorResult(fmt.Sprintf("tool %s in plugin %s: %v", name, p.name, err))
+		return errorResult(fmt.Sprintf("tool %s in plugin %s: %v", name, p.name, err), err)
 	case errors.Is(err, sandbox.ErrMalformed):
 		return p.guestError(ctx, name, fmt.Sprintf("plugin %s returned a malformed result: %v", p.name, err), err)
 	case err != nil:
@@ -84,27 +88,31 @@ func (p *Plugin) finish(ctx context.Context, name string, t *tool, res *abi.Resu
 		}
 		if problem != "" {
 			msg := fmt.Sprintf("tool %s in plugin %s %s", name, p.name, problem)
-			return p.guestError(ctx, name, msg, errors.New(problem))
+			return p.guestError(ctx, name, msg, fmt.Errorf("%w: %s", ErrOutputSchema, problem))
 		}
 	}
-	complete(res)
+	complete(&res.Result)
 	return res
 }
 
 // guestError logs a failure that is the plugin's fault, not the caller's,
 // and returns it as a result.
-func (p *Plugin) guestError(ctx context.Context, tool, msg string, err error) *abi.Result {
+func (p *Plugin) guestError(ctx context.Context, tool, msg string, err error) *Result {
 	p.logger.LogAttrs(ctx, slog.LevelWarn, "tool call failed",
 		slog.String("plugin", p.name), slog.String("tool", tool), slog.String("error", err.Error()))
-	return errorResult(msg)
+	return errorResult(msg, err)
 }
 
-// errorResult is a complete result carrying one error message.
-func errorResult(msg string) *abi.Result {
-	return &abi.Result{
-		Content:           []abi.Content{abi.Text(msg)},
-		StructuredContent: json.RawMessage("{}"),
-		IsError:           true,
+// errorResult is a complete result carrying one error message, made by the
+// host because of failure.
+func errorResult(msg string, failure error) *Result {
+	return &Result{
+		Result: abi.Result{
+			Content:           []abi.Content{abi.Text(msg)},
+			StructuredContent: json.RawMessage("{}"),
+			IsError:           true,
+		},
+		Failure: failure,
 	}
 }
 

@@ -16,8 +16,9 @@ import (
 	"github.com/wasmcp/wasmcp/host/sandbox"
 )
 
-// marshal is how a client sees a result: encoding/json of abi.Result.
-func marshal(t testing.TB, res *abi.Result) string {
+// marshal is how a client sees a result: encoding/json of its abi.Result
+// (a plugin.Result marshals as its abi.Result).
+func marshal(t testing.TB, res any) string {
 	t.Helper()
 	out, err := json.Marshal(res)
 	if err != nil {
@@ -82,6 +83,27 @@ func TestCall(t *testing.T) {
 		{"arguments too large", "echo", `{"s":"` + strings.Repeat("x", 100) + `"}`, errorJSON(
 			"invalid arguments for tool echo: 108 bytes, over the limit of 100 bytes")},
 	}
+	// The host's cause of each result it made an error. The other cases are
+	// the tool's own results, its tool error included: no Failure.
+	failures := map[string]error{
+		"output schema broken":      plugin.ErrOutputSchema,
+		"output schema unmet":       plugin.ErrOutputSchema,
+		"malformed JSON":            sandbox.ErrMalformed,
+		"invalid UTF-8":             sandbox.ErrMalformed,
+		"invalid content":           sandbox.ErrMalformed,
+		"not an object":             sandbox.ErrMalformed,
+		"array structured content":  sandbox.ErrMalformed,
+		"no result":                 sandbox.ErrNoResult,
+		"wrong argument type":       plugin.ErrInvalidArguments,
+		"missing argument":          plugin.ErrInvalidArguments,
+		"extra argument":            plugin.ErrInvalidArguments,
+		"arguments not an object":   plugin.ErrInvalidArguments,
+		"arguments not JSON":        plugin.ErrInvalidArguments,
+		"duplicate argument":        plugin.ErrInvalidArguments,
+		"nested duplicate argument": plugin.ErrInvalidArguments,
+		"arguments not UTF-8":       plugin.ErrInvalidArguments,
+		"arguments too large":       plugin.ErrInvalidArguments,
+	}
 	opts := testOptions()
 	opts.MaxInput = 100
 	p := load(t, "tools", opts)
@@ -93,6 +115,9 @@ func TestCall(t *testing.T) {
 			}
 			if got := marshal(t, res); got != tt.want {
 				t.Errorf("result = %s\nwant     %s", got, tt.want)
+			}
+			if want := failures[tt.name]; want == nil && res.Failure != nil || !errors.Is(res.Failure, want) {
+				t.Errorf("Failure = %v, want %v", res.Failure, want)
 			}
 		})
 	}
@@ -108,6 +133,9 @@ func TestCallTimeout(t *testing.T) {
 	}
 	if want := errorJSON("tool loop in plugin tools: timed out after 1s"); marshal(t, res) != want {
 		t.Errorf("result = %s, want %s", marshal(t, res), want)
+	}
+	if !errors.Is(res.Failure, sandbox.ErrTimeout) {
+		t.Errorf("Failure = %v, want sandbox.ErrTimeout", res.Failure)
 	}
 }
 
@@ -143,6 +171,9 @@ func TestCallCanceled(t *testing.T) {
 	if want := errorJSON("tool loop in plugin tools: canceled: context canceled"); marshal(t, res) != want {
 		t.Errorf("result = %s, want %s", marshal(t, res), want)
 	}
+	if !errors.Is(res.Failure, sandbox.ErrCanceled) {
+		t.Errorf("Failure = %v, want sandbox.ErrCanceled", res.Failure)
+	}
 }
 
 func TestConcurrentCalls(t *testing.T) {
@@ -169,7 +200,7 @@ func TestCloseDrains(t *testing.T) {
 	p := load(t, "tools", testOptions())
 	ctx := testContext(t)
 	entered, release := make(chan struct{}), make(chan struct{})
-	var res *abi.Result
+	var res *plugin.Result
 	var callErr error
 	called := make(chan struct{})
 	go func() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/sandbox"
 )
 
@@ -30,10 +29,10 @@ func Define(doc []byte) (*Plugin, error) {
 
 // ResultOf is the result Call returns when the guest's tool returns the
 // result document doc. tool must be one of p's tools.
-func (p *Plugin) ResultOf(ctx context.Context, tool string, doc []byte) *abi.Result {
-	var res abi.Result
+func (p *Plugin) ResultOf(ctx context.Context, tool string, doc []byte) *Result {
+	var res Result
 	var err error
-	if readErr := decodeResult(doc, &res); readErr != nil {
+	if readErr := decodeResult(doc, &res.Result); readErr != nil {
 		err = malformed{readErr}
 	}
 	return p.finish(ctx, tool, p.byName[tool], &res, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"regexp"
 	"slices"
@@ -236,11 +237,15 @@ func FuzzResult(f *testing.F) {
 }
 
 // checkComplete checks that res, made from the result document doc, is
-// complete and marshals to valid JSON, which it returns.
-func checkComplete(t *testing.T, doc []byte, res *abi.Result) []byte {
+// complete and marshals to valid JSON, which it returns, and that a result
+// the host failed is an error.
+func checkComplete(t *testing.T, doc []byte, res *plugin.Result) []byte {
 	t.Helper()
 	if res == nil {
 		t.Fatalf("%q: nil result", doc)
+	}
+	if res.Failure != nil && !res.IsError {
+		t.Fatalf("%q: failed (%v) without isError", doc, res.Failure)
 	}
 	if len(res.Content) == 0 {
 		t.Fatalf("%q: result without content: %+v", doc, res)
@@ -321,7 +326,8 @@ func FuzzArguments(f *testing.F) {
 		}
 		out := checkComplete(t, args, res)
 		if !validArgs(args) {
-			if !res.IsError || !strings.HasPrefix(res.Content[0].Text, "invalid arguments for tool check: ") {
+			if !res.IsError || !strings.HasPrefix(res.Content[0].Text, "invalid arguments for tool check: ") ||
+				!errors.Is(res.Failure, plugin.ErrInvalidArguments) {
 				t.Fatalf("Call(%q) = %s, want invalid arguments", args, out)
 			}
 			return

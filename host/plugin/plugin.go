@@ -33,6 +33,32 @@ var (
 	ErrClosed = errors.New("plugin closed")
 )
 
+// Failures of a call that Result.Failure wraps, besides the sandbox's own
+// (sandbox.ErrTimeout, ErrMemory, ErrCanceled, ErrTrap, ErrExit,
+// ErrOutputTooLarge, ErrNoResult, ErrMalformed).
+var (
+	// ErrInvalidArguments: the arguments were refused before the guest ran:
+	// over the size limit, not UTF-8, or not valid against the inputSchema.
+	ErrInvalidArguments = errors.New("invalid arguments")
+	// ErrOutputSchema: the tool's structuredContent is missing or does not
+	// match its outputSchema.
+	ErrOutputSchema = errors.New("structured content does not match the output schema")
+)
+
+// Result is what a call gives: the complete result a client gets (ABI.md
+// section 4), and, when the host rather than the tool made it an error,
+// why.
+type Result struct {
+	abi.Result
+	// Failure is nil when the tool ran and returned its result, with
+	// IsError or without. Otherwise the result is the host's explanation,
+	// with IsError, and Failure is its cause, matched with errors.Is:
+	// ErrInvalidArguments, ErrOutputSchema or one of the sandbox's errors.
+	// Only the host sets it, so that a guest cannot pass its own error for a
+	// timeout, say, by writing the host's wording.
+	Failure error `json:"-"`
+}
+
 // Options configure Load.
 type Options struct {
 	// Sandbox configures the module's runtime, limits and logging.

@@ -43,7 +43,7 @@ func (f *fake) Name() string      { return f.name }
 func (f *fake) Path() string      { return "/plugins/" + f.name + ".wasm" }
 func (f *fake) Tools() []abi.Tool { return f.tools }
 
-func (f *fake) Call(ctx context.Context, tool string, args json.RawMessage, hooks *sandbox.CallHooks) (*abi.Result, error) {
+func (f *fake) Call(ctx context.Context, tool string, args json.RawMessage, hooks *sandbox.CallHooks) (*plugin.Result, error) {
 	if f.beforeCall != nil {
 		f.beforeCall()
 	}
@@ -58,7 +58,7 @@ func (f *fake) Call(ctx context.Context, tool string, args json.RawMessage, hook
 	if f.duringCall != nil {
 		f.duringCall()
 	}
-	return &abi.Result{Content: []abi.Content{abi.Text(f.answer(tool))}}, nil
+	return &plugin.Result{Result: abi.Result{Content: []abi.Content{abi.Text(f.answer(tool))}}}, nil
 }
 
 func (f *fake) answer(tool string) string { return fmt.Sprintf("%s/%d:%s", f.name, f.version, tool) }

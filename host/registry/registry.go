@@ -40,7 +40,7 @@ type Plugin interface {
 	// Tools are the plugin's tool definitions; the slice must not change.
 	Tools() []abi.Tool
 	// Call runs one tool. It returns plugin.ErrClosed once Close has begun.
-	Call(ctx context.Context, tool string, args json.RawMessage, hooks *sandbox.CallHooks) (*abi.Result, error)
+	Call(ctx context.Context, tool string, args json.RawMessage, hooks *sandbox.CallHooks) (*plugin.Result, error)
 	// Close refuses new calls, waits for running ones, and frees the plugin.
 	Close(ctx context.Context) error
 }
@@ -185,7 +185,7 @@ func (r *Registry[P]) closeInBackground(p P) {
 // swapped out and closed between the lookup and the call, the call is
 // retried on the newer snapshot, so a tool present before and after a swap
 // never fails because of it.
-func (r *Registry[P]) Call(ctx context.Context, tool string, args json.RawMessage, hooks *sandbox.CallHooks) (*abi.Result, error) {
+func (r *Registry[P]) Call(ctx context.Context, tool string, args json.RawMessage, hooks *sandbox.CallHooks) (*plugin.Result, error) {
 	for {
 		s := r.snap.Load()
 		if s.closed {

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/plugin"
 )
 
 func TestUpdateServesToolsSorted(t *testing.T) {
@@ -250,7 +250,7 @@ func TestCallRetriedWhenPluginClosedBetweenLookupAndCall(t *testing.T) {
 	mustUpdate(t, r, []*fake{v1})
 
 	type result struct {
-		res *abi.Result
+		res *plugin.Result
 		err error
 	}
 	done := make(chan result)

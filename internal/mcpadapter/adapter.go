@@ -31,7 +31,7 @@ import (
 // the adapter's tests can drive it without compiling guests.
 type Host interface {
 	Tools() []host.Tool
-	Call(ctx context.Context, req host.CallRequest) (*abi.Result, error)
+	Call(ctx context.Context, req host.CallRequest) (*host.Result, error)
 	Subscribe(fn func(host.Change)) (cancel func())
 }
 
@@ -233,7 +233,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 		args:    req.Params.Arguments,
 		start:   a.clock.Now(),
 	}
-	var res *abi.Result
+	var res *host.Result
 	defer func() { a.record(ctx, &rec, res, err) }()
 
 	release, err := a.policy.Admit(ctx, rec.session, name, reg.plugin)
@@ -250,7 +250,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 			return nil, err
 		}
 		res = refusal(err.Error())
-		return toCallToolResult(res), nil
+		return toCallToolResult(&res.Result), nil
 	}
 	defer release()
 
@@ -269,12 +269,12 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 	if err != nil {
 		return nil, fmt.Errorf("call %s: %w", name, err)
 	}
-	return toCallToolResult(res), nil
+	return toCallToolResult(&res.Result), nil
 }
 
 // refusal is the tool error of a call that was not run.
-func refusal(msg string) *abi.Result {
-	return &abi.Result{Content: []abi.Content{abi.Text(msg)}, StructuredContent: emptyObject, IsError: true}
+func refusal(msg string) *host.Result {
+	return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(msg)}, StructuredContent: emptyObject, IsError: true}}
 }
 
 // sessionID is the MCP session of a request: the Mcp-Session-Id of a

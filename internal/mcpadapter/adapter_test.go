@@ -25,7 +25,7 @@ type fakeHost struct {
 	mu    sync.Mutex
 	tools []host.Tool
 	subs  []func(host.Change)
-	call  func(context.Context, host.CallRequest) (*abi.Result, error)
+	call  func(context.Context, host.CallRequest) (*host.Result, error)
 }
 
 func (h *fakeHost) Tools() []host.Tool {
@@ -34,7 +34,7 @@ func (h *fakeHost) Tools() []host.Tool {
 	return slices.Clone(h.tools)
 }
 
-func (h *fakeHost) Call(ctx context.Context, req host.CallRequest) (*abi.Result, error) {
+func (h *fakeHost) Call(ctx context.Context, req host.CallRequest) (*host.Result, error) {
 	return h.call(ctx, req)
 }
 
@@ -192,9 +192,9 @@ func TestCallPassesArgumentsUntouched(t *testing.T) {
 	var gotArgs json.RawMessage
 	var gotTool string
 	h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
-	h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
+	h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
 		gotTool, gotArgs = req.Tool, req.Arguments
-		return &abi.Result{Content: []abi.Content{abi.Text("ok")}, StructuredContent: json.RawMessage(`{}`)}, nil
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("ok")}, StructuredContent: json.RawMessage(`{}`)}}, nil
 	}
 	a := New(h, Options{})
 	defer a.Close()
@@ -215,8 +215,8 @@ func TestCallResultEveryContentType(t *testing.T) {
 	size := int64(3)
 	text, blob := "body", "AQID"
 	h := &fakeHost{tools: []host.Tool{tool("all", `{"type":"object"}`)}}
-	h.call = func(context.Context, host.CallRequest) (*abi.Result, error) {
-		return &abi.Result{
+	h.call = func(context.Context, host.CallRequest) (*host.Result, error) {
+		return &host.Result{Result: abi.Result{
 			Content: []abi.Content{
 				{Type: abi.ContentText, Text: "hi", Annotations: &abi.ContentAnnotations{Audience: []string{"user"}, Priority: &prio, LastModified: "2025-01-12T15:00:58Z"}},
 				abi.Image("iVBORw==", "image/png"),
@@ -227,7 +227,7 @@ func TestCallResultEveryContentType(t *testing.T) {
 			},
 			StructuredContent: json.RawMessage(`{"n":1}`),
 			Meta:              map[string]any{"m": true},
-		}, nil
+		}}, nil
 	}
 	a := New(h, Options{})
 	defer a.Close()
@@ -252,8 +252,8 @@ func TestCallResultEveryContentType(t *testing.T) {
 
 func TestCallToolErrorIsResult(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("fail", `{"type":"object"}`)}}
-	h.call = func(context.Context, host.CallRequest) (*abi.Result, error) {
-		return &abi.Result{Content: []abi.Content{abi.Text("at /a: got string, want number")}, IsError: true}, nil
+	h.call = func(context.Context, host.CallRequest) (*host.Result, error) {
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("at /a: got string, want number")}, IsError: true}}, nil
 	}
 	a := New(h, Options{})
 	defer a.Close()
@@ -268,8 +268,8 @@ func TestCallToolErrorIsResult(t *testing.T) {
 
 func TestCallUndecodableBase64IsToolError(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("img", `{"type":"object"}`)}}
-	h.call = func(context.Context, host.CallRequest) (*abi.Result, error) {
-		return &abi.Result{Content: []abi.Content{abi.Image("not base64!", "image/png")}}, nil
+	h.call = func(context.Context, host.CallRequest) (*host.Result, error) {
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Image("not base64!", "image/png")}}}, nil
 	}
 	a := New(h, Options{})
 	defer a.Close()
@@ -287,7 +287,7 @@ func TestUnknownToolIsInvalidParams(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("gone", `{"type":"object"}`)}}
 	// "gone" is registered with the server, but the host has unloaded it by
 	// the time the call arrives: the race of a reload.
-	h.call = func(context.Context, host.CallRequest) (*abi.Result, error) {
+	h.call = func(context.Context, host.CallRequest) (*host.Result, error) {
 		return nil, fmt.Errorf("registry: %w", host.ErrUnknownTool)
 	}
 	a := New(h, Options{})
@@ -304,7 +304,7 @@ func TestUnknownToolIsInvalidParams(t *testing.T) {
 
 func TestHostFailureIsProtocolError(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("t", `{"type":"object"}`)}}
-	h.call = func(context.Context, host.CallRequest) (*abi.Result, error) {
+	h.call = func(context.Context, host.CallRequest) (*host.Result, error) {
 		return nil, errors.New("host closed")
 	}
 	a := New(h, Options{})
@@ -318,10 +318,10 @@ func TestHostFailureIsProtocolError(t *testing.T) {
 
 func TestGuestLogLinesReachClient(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("chatty", `{"type":"object"}`)}}
-	h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
+	h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
 		req.Log(abi.LogDebug, "too fine")
 		req.Log(abi.LogWarning, "careful")
-		return &abi.Result{Content: []abi.Content{abi.Text("done")}}, nil
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("done")}}}, nil
 	}
 	a := New(h, Options{})
 	defer a.Close()

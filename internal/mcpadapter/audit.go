@@ -3,12 +3,12 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
-	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host"
 )
 
 // Outcomes of a call, as audit lines name them.
@@ -37,7 +37,7 @@ type callRecord struct {
 
 // record writes the audit line of a finished call: res is the result the
 // client got (nil with a protocol error err).
-func (a *Adapter) record(ctx context.Context, r *callRecord, res *abi.Result, err error) {
+func (a *Adapter) record(ctx context.Context, r *callRecord, res *host.Result, err error) {
 	if a.audit == nil {
 		return
 	}
@@ -49,7 +49,7 @@ func (a *Adapter) record(ctx context.Context, r *callRecord, res *abi.Result, er
 		case ctx.Err() != nil && res.IsError:
 			outcome = outcomeCanceled
 		default:
-			outcome = classify(res, r.tool, r.plugin)
+			outcome = classify(res)
 		}
 	}
 	attrs := []slog.Attr{
@@ -78,28 +78,18 @@ func (a *Adapter) record(ctx context.Context, r *callRecord, res *abi.Result, er
 	_ = h.Handle(ctx, rec) // as Logger does: a log line that cannot be written has nowhere to be reported
 }
 
-// classify tells the limit a failed call hit from the host's wording. The
-// host reports every guest failure as an isError result (so that the model
-// reads it) without a machine-readable kind; its sandbox failures read
-// "tool T in plugin P: timed out after 30s" and "tool T in plugin P:
-// exceeded memory limit of 256MiB". A guest that writes such a text itself
-// would be misfiled, which costs only the accuracy of this audit field.
-func classify(res *abi.Result, tool, plugin string) string {
-	if !res.IsError {
+// classify names the outcome of a call the host ran, from the cause the
+// host gives for a result it made an error (host.Result.Failure), never from
+// the result's text, which a guest writes as it likes.
+func classify(res *host.Result) string {
+	switch f := res.Failure; {
+	case f == nil && !res.IsError:
 		return outcomeOK
-	}
-	if len(res.Content) != 1 || res.Content[0].Type != abi.ContentText {
-		return outcomeToolError
-	}
-	rest, ok := strings.CutPrefix(res.Content[0].Text, "tool "+tool+" in plugin "+plugin+": ")
-	switch {
-	case !ok:
-		return outcomeToolError
-	case strings.HasPrefix(rest, "timed out after "):
+	case errors.Is(f, host.ErrTimeout):
 		return outcomeTimeout
-	case strings.HasPrefix(rest, "exceeded ") && strings.Contains(rest, "memory"):
+	case errors.Is(f, host.ErrMemory):
 		return outcomeMemory
-	case strings.HasPrefix(rest, "canceled"):
+	case errors.Is(f, host.ErrCanceled):
 		return outcomeCanceled
 	}
 	return outcomeToolError
@@ -108,7 +98,7 @@ func classify(res *abi.Result, tool, plugin string) string {
 // resultBytes is the size of a result's payload: its texts, base64 data,
 // embedded resources and structured content. It is what a client downloads,
 // near enough, without encoding the result a second time to measure it.
-func resultBytes(res *abi.Result) int {
+func resultBytes(res *host.Result) int {
 	if res == nil {
 		return 0
 	}

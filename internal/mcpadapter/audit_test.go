@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -94,8 +95,8 @@ func auditedAdapter(t *testing.T, h Host, opts Options) (*Adapter, *auditLog) {
 
 func TestAuditLineFields(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
-	h.call = func(context.Context, host.CallRequest) (*abi.Result, error) {
-		return &abi.Result{Content: []abi.Content{abi.Text("hello")}, StructuredContent: json.RawMessage(`{"n":1}`)}, nil
+	h.call = func(context.Context, host.CallRequest) (*host.Result, error) {
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("hello")}, StructuredContent: json.RawMessage(`{"n":1}`)}}, nil
 	}
 	for _, logArgs := range []bool{false, true} {
 		a, log := auditedAdapter(t, h, Options{LogArgs: logArgs})
@@ -128,23 +129,25 @@ func TestAuditLineFields(t *testing.T) {
 
 func TestAuditOutcomes(t *testing.T) {
 	for _, tc := range []struct {
-		outcome string
-		result  *abi.Result
-		err     error
+		name, outcome string
+		result        *host.Result
+		err           error
 	}{
-		{"tool_error", errResult("invalid arguments for tool t: at /a: got string, want number"), nil},
-		{"timeout", errResult("tool t in plugin plug: timed out after 1s"), nil},
-		{"memory", errResult("tool t in plugin plug: exceeded memory limit of 2MiB"), nil},
-		{"memory", errResult("tool t in plugin plug: exceeded its own declared memory maximum of 1MiB"), nil},
-		{"canceled", errResult("tool t in plugin plug: canceled: context canceled"), nil},
-		// Another plugin's wording is the guest's own text, not the host's.
-		{"tool_error", errResult("tool t in plugin other: timed out after 1s"), nil},
-		{"tool_error", errResult("tool t in plugin plug: trapped: unreachable"), nil},
-		{"protocol_error", nil, errors.New("host closed")},
+		{"ok", "ok", &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("fine")}}}, nil},
+		{"invalid arguments", "tool_error", failed("invalid arguments for tool t: at /a: got string, want number", host.ErrInvalidArguments), nil},
+		{"timeout", "timeout", failed("tool t in plugin plug: timed out after 1s", fmt.Errorf("timed out after 1s: %w", host.ErrTimeout)), nil},
+		{"memory", "memory", failed("tool t in plugin plug: exceeded memory limit of 2MiB", fmt.Errorf("%w", host.ErrMemory)), nil},
+		{"canceled", "canceled", failed("tool t in plugin plug: canceled: context canceled", fmt.Errorf("%w", host.ErrCanceled)), nil},
+		{"trap", "tool_error", failed("tool t in plugin plug: trapped: unreachable", errors.New("trap")), nil},
+		// A guest that writes the host's wording itself is still its own
+		// tool error: the outcome comes from the host's cause, not the text.
+		{"forged timeout", "tool_error", failed("tool t in plugin plug: timed out after 1s", nil), nil},
+		{"forged memory", "tool_error", failed("tool t in plugin plug: exceeded memory limit of 2MiB", nil), nil},
+		{"protocol error", "protocol_error", nil, errors.New("host closed")},
 	} {
-		t.Run(tc.outcome, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			h := &fakeHost{tools: []host.Tool{tool("t", `{"type":"object"}`)}}
-			h.call = func(context.Context, host.CallRequest) (*abi.Result, error) { return tc.result, tc.err }
+			h.call = func(context.Context, host.CallRequest) (*host.Result, error) { return tc.result, tc.err }
 			a, log := auditedAdapter(t, h, Options{})
 			c := connect(t, a, legacy)
 			c.CallTool(testContext(t), &mcp.CallToolParams{Name: "t"})
@@ -155,8 +158,13 @@ func TestAuditOutcomes(t *testing.T) {
 	}
 }
 
-func errResult(msg string) *abi.Result {
-	return &abi.Result{Content: []abi.Content{abi.Text(msg)}, StructuredContent: emptyObject, IsError: true}
+// failed is an isError result with msg and the host's cause failure (nil:
+// the guest's own tool error).
+func failed(msg string, failure error) *host.Result {
+	return &host.Result{
+		Result:  abi.Result{Content: []abi.Content{abi.Text(msg)}, StructuredContent: emptyObject, IsError: true},
+		Failure: failure,
+	}
 }
 
 func TestRateLimitIsToolError(t *testing.T) {
@@ -185,12 +193,12 @@ func TestRateLimitIsToolError(t *testing.T) {
 func TestConcurrencyCapIsToolError(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("slow", `{"type":"object"}`), tool("quick", `{"type":"object"}`)}}
 	started, finish := make(chan struct{}), make(chan struct{})
-	h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
+	h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
 		if req.Tool == "slow" {
 			close(started)
 			<-finish
 		}
-		return &abi.Result{Content: []abi.Content{abi.Text("done")}}, nil
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("done")}}}, nil
 	}
 	a, log := auditedAdapter(t, h, Options{Limits: limits.Config{Plugin: limits.Queue{Concurrency: 1}}})
 	c := connect(t, a, legacy)
@@ -251,7 +259,7 @@ func BenchmarkAuditRecord(b *testing.B) {
 	defer a.Close()
 	rec := callRecord{session: "", tool: "echo", plugin: "examples-c", sha256: strings.Repeat("ab", 32),
 		args: json.RawMessage(`{"message":"hello"}`), start: time.Now()}
-	res := &abi.Result{Content: []abi.Content{abi.Text("Echo: hello")}}
+	res := &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("Echo: hello")}}}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

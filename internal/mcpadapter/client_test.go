@@ -20,7 +20,7 @@ import (
 // elicitation, and returns what happened as text, one line per request.
 func askingHost() *fakeHost {
 	h := &fakeHost{tools: []host.Tool{tool("ask", `{"type":"object"}`)}}
-	h.call = func(ctx context.Context, req host.CallRequest) (*abi.Result, error) {
+	h.call = func(ctx context.Context, req host.CallRequest) (*host.Result, error) {
 		if req.Progress != nil {
 			req.Progress(1, 2, "half")
 			req.Progress(2, 2, "")
@@ -53,7 +53,7 @@ func askingHost() *fakeHost {
 				lines = append(lines, k+": "+string(reply))
 			}
 		}
-		return &abi.Result{Content: []abi.Content{abi.Text(strings.Join(lines, "\n"))}}, nil
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(strings.Join(lines, "\n"))}}}, nil
 	}
 	return h
 }

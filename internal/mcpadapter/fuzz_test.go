@@ -39,11 +39,11 @@ func FuzzJSONRPC(f *testing.F) {
 			return // the input could answer for the server
 		}
 		h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
-		h.call = func(ctx context.Context, req host.CallRequest) (*abi.Result, error) {
+		h.call = func(ctx context.Context, req host.CallRequest) (*host.Result, error) {
 			if req.Log != nil {
 				req.Log(abi.LogInfo, "called")
 			}
-			return &abi.Result{Content: []abi.Content{abi.Text("ok")}, StructuredContent: req.Arguments}, nil
+			return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("ok")}, StructuredContent: req.Arguments}}, nil
 		}
 		a := New(h, Options{})
 		defer a.Close()

@@ -38,8 +38,8 @@ func echoHost(names ...string) *fakeHost {
 	for _, n := range names {
 		h.tools = append(h.tools, tool(n, `{"type":"object"}`))
 	}
-	h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
-		return &abi.Result{Content: []abi.Content{abi.Text(req.Tool + " ran")}, StructuredContent: emptyObject}, nil
+	h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(req.Tool + " ran")}, StructuredContent: emptyObject}}, nil
 	}
 	return h
 }

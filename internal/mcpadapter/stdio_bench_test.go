@@ -91,12 +91,12 @@ func BenchmarkStdioCall(b *testing.B) {
 // echoAdapter is an adapter whose host echoes the message argument.
 func echoAdapter(b *testing.B) *Adapter {
 	h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`)}}
-	h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
+	h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
 		var args struct{ Message string }
 		if err := json.Unmarshal(req.Arguments, &args); err != nil {
 			return nil, err
 		}
-		return &abi.Result{Content: []abi.Content{abi.Text("Echo: " + args.Message)}}, nil
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("Echo: " + args.Message)}}}, nil
 	}
 	a := New(h, Options{})
 	b.Cleanup(a.Close)

@@ -132,8 +132,8 @@ func TestStdioMalformedLinesAnswered(t *testing.T) {
 
 func TestStdioLargeMessages(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
-	h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
-		return &abi.Result{Content: []abi.Content{abi.Text(fmt.Sprint(len(req.Arguments)))}, StructuredContent: req.Arguments}, nil
+	h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(fmt.Sprint(len(req.Arguments)))}, StructuredContent: req.Arguments}}, nil
 	}
 	// The line limit is MaxInput plus 1 MiB, or go-sdk's 16 MiB.
 	c := rawServe(t, h, 0)
@@ -190,11 +190,11 @@ func TestStdioBatches(t *testing.T) {
 func TestStdioCancelledCallNotAnswered(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("wait", `{"type":"object"}`)}}
 	started, returned := make(chan struct{}), make(chan struct{})
-	h.call = func(ctx context.Context, req host.CallRequest) (*abi.Result, error) {
+	h.call = func(ctx context.Context, req host.CallRequest) (*host.Result, error) {
 		close(started)
 		<-ctx.Done()
 		defer close(returned)
-		return &abi.Result{Content: []abi.Content{abi.Text("canceled")}, IsError: true}, nil
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("canceled")}, IsError: true}}, nil
 	}
 	c := rawServe(t, h, 0)
 	c.initialize(legacy)
@@ -251,8 +251,8 @@ func TestStdioBothEras(t *testing.T) {
 	for _, version := range []string{legacy, ""} {
 		t.Run("protocol="+cmp.Or(version, "latest"), func(t *testing.T) {
 			h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
-			h.call = func(_ context.Context, req host.CallRequest) (*abi.Result, error) {
-				return &abi.Result{Content: []abi.Content{abi.Text("echo " + string(req.Arguments))}}, nil
+			h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
+				return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("echo " + string(req.Arguments))}}}, nil
 			}
 			a := New(h, Options{})
 			defer a.Close()
