@@ -17,12 +17,18 @@ import (
 // elicitation handlers declare those capabilities).
 func featureClient(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	return featureClientAt(t, opts, "2025-11-25")
+}
+
+// featureClientAt is featureClient speaking protocolVersion.
+func featureClientAt(t *testing.T, opts *mcp.ClientOptions, protocolVersion string) *mcp.ClientSession {
+	t.Helper()
 	dir := servedCopy(t, filepath.Join(pluginsDir, "everything.wasm"), filepath.Join(pluginsDir, "clientfeatures.wasm"))
 	var stderr lockedBuffer
 	cmd := exec.Command(binPath, "serve", "--dir", dir, "--cache-dir", cacheDir, "--log-level", "debug")
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-e2e", Version: "1"}, opts).
-		Connect(testContext(t), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		Connect(testContext(t), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		t.Fatalf("connect: %v\nserver log:\n%s", err, &stderr)
 	}
@@ -113,33 +119,49 @@ func TestCancelLongCall(t *testing.T) {
 	}
 }
 
-func TestSamplingRoundTrip(t *testing.T) {
-	var prompt string
-	cs := featureClient(t, &mcp.ClientOptions{
-		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			prompt = r.Params.Messages[0].Content.(*mcp.TextContent).Text
-			return &mcp.CreateMessageResult{Role: "assistant", Model: "e2e-model", Content: &mcp.TextContent{Text: "Four."}}, nil
-		},
-	})
-	out, isErr := callText(t, cs, &mcp.CallToolParams{Name: "sample-llm", Arguments: map[string]any{"prompt": "2+2?"}})
-	if isErr || out != "LLM sampling result (e2e-model): Four." || prompt != "2+2?" {
-		t.Errorf("result %q (error %v), client saw prompt %q", out, isErr, prompt)
+// bothEras runs test with a client of each protocol era: 2025-11-25, which
+// the server sends sampling and elicitation requests in the middle of a
+// call, and 2026-07-28, which answers them in a new request of its own (the
+// guest is run again with the answer).
+func bothEras(t *testing.T, test func(t *testing.T, protocolVersion string)) {
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) { test(t, v) })
 	}
 }
 
-func TestElicitationRoundTrip(t *testing.T) {
-	cs := featureClient(t, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			if r.Params.Message != "Which colour do you like best?" {
-				return nil, errors.New("unexpected message " + r.Params.Message)
-			}
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"color": "blue"}}, nil
-		},
+func TestSamplingRoundTrip(t *testing.T) {
+	bothEras(t, func(t *testing.T, protocolVersion string) {
+		var prompts []string
+		cs := featureClientAt(t, &mcp.ClientOptions{
+			CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				prompts = append(prompts, r.Params.Messages[0].Content.(*mcp.TextContent).Text)
+				return &mcp.CreateMessageResult{Role: "assistant", Model: "e2e-model", Content: &mcp.TextContent{Text: "Four."}}, nil
+			},
+		}, protocolVersion)
+		out, isErr := callText(t, cs, &mcp.CallToolParams{Name: "sample-llm", Arguments: map[string]any{"prompt": "2+2?"}})
+		if isErr || out != "LLM sampling result (e2e-model): Four." || strings.Join(prompts, "|") != "2+2?" {
+			t.Errorf("result %q (error %v), client saw prompts %q", out, isErr, prompts)
+		}
 	})
-	out, isErr := callText(t, cs, &mcp.CallToolParams{Name: "elicit-favorite-color", Arguments: map[string]any{}})
-	if isErr || out != `The user answered: {"color":"blue"}` {
-		t.Errorf("result %q (error %v)", out, isErr)
-	}
+}
+
+func TestElicitationRoundTrip(t *testing.T) {
+	bothEras(t, func(t *testing.T, protocolVersion string) {
+		asked := 0
+		cs := featureClientAt(t, &mcp.ClientOptions{
+			ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked++
+				if r.Params.Message != "Which colour do you like best?" {
+					return nil, errors.New("unexpected message " + r.Params.Message)
+				}
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"color": "blue"}}, nil
+			},
+		}, protocolVersion)
+		out, isErr := callText(t, cs, &mcp.CallToolParams{Name: "elicit-favorite-color", Arguments: map[string]any{}})
+		if isErr || out != `The user answered: {"color":"blue"}` || asked != 1 {
+			t.Errorf("result %q (error %v), the client was asked %d times", out, isErr, asked)
+		}
+	})
 }
 
 // Without the capabilities, the tools fail with a tool error that says so.

@@ -243,6 +243,10 @@ var (
 	ErrTimeout          = sandbox.ErrTimeout
 	ErrMemory           = sandbox.ErrMemory
 	ErrCanceled         = sandbox.ErrCanceled
+	// ErrInputRequired: a CallRequest's Sample or Elicit returned an error
+	// wrapping it, and the guest was stopped where it asked (see
+	// sandbox.ErrInputRequired).
+	ErrInputRequired = sandbox.ErrInputRequired
 )
 
 // Call runs a tool. A tool error (invalid arguments, a guest failure, a

@@ -61,8 +61,9 @@ refused call is a tool error (isError) that says which limit refused it and
 when to retry. Each call leaves one audit
 line at level info ("tool call": session, tool, plugin, sha256, duration_ms,
 outcome, bytes_in, bytes_out; the arguments too with -log-args). outcome is
-ok, tool_error, timeout, memory, canceled, rate_limited, busy or
-protocol_error. Log lines are formatted and written to stderr together, at
+ok, tool_error, timeout, memory, canceled, rate_limited, busy,
+protocol_error or input_required (a 2026-07-28 client is asked to answer a
+sampling or elicitation request in a new call). Log lines are formatted and written to stderr together, at
 most -log-flush (10ms) after they were logged, in one write system call
 instead of one each, so that neither is on a call's path; on a crash, the
 lines of those last milliseconds are lost. With -log-flush 0 each line is

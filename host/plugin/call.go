@@ -71,8 +71,9 @@ func invalidArguments(tool, why string) *Result {
 // result documents without a guest.
 func (p *Plugin) finish(ctx context.Context, name string, t *tool, res *Result, err error) *Result {
 	switch {
-	case errors.Is(err, sandbox.ErrCanceled):
-		// The caller gave up; nobody is at fault and the result goes unread.
+	case errors.Is(err, sandbox.ErrCanceled), errors.Is(err, sandbox.ErrInputRequired):
+		// The caller gave up, or takes the call up again in a request of
+		// its client's: nobody is at fault.
 		return errorResult(fmt.Sprintf("tool %s in plugin %s: %v", name, p.name, err), err)
 	case errors.Is(err, sandbox.ErrMalformed):
 		return p.guestError(ctx, name, fmt.Sprintf("plugin %s returned a malformed result: %v", p.name, err), err)

@@ -43,6 +43,15 @@ type RequestFunc func(ctx context.Context, params json.RawMessage) (json.RawMess
 // not support the request; the guest gets abi.StatusUnsupported.
 var ErrNotSupported = errors.New("not supported by the client")
 
+// ErrInputRequired is wrapped by a RequestFunc's error when the client
+// answers in a request of its own instead: MCP 2026-07-28 has no requests to
+// the client in the middle of a call, and a call that needs the client's
+// answer returns "input required" for the client to call again with it. The
+// guest is stopped where it asked, without being told anything, and the
+// call fails with an error wrapping ErrInputRequired: its caller runs it
+// again from the start with the answer, which the RequestFunc then returns.
+var ErrInputRequired = errors.New("input required from the client")
+
 // DefaultClientWait is the default of Limits.ClientWait.
 const DefaultClientWait = 10 * time.Minute
 
@@ -187,6 +196,9 @@ func (m *Module) ask(ctx context.Context, st *callState, feature string, hook Re
 	cancel()
 
 	switch {
+	case err != nil && errors.Is(err, ErrInputRequired):
+		// Stop the guest here: a panic in a host function traps the call.
+		panic(&callError{ErrInputRequired, err, fmt.Sprintf("%s: the client answers in its next request", feature)})
 	case err != nil && errors.Is(err, ErrNotSupported):
 		return fail(abi.StatusUnsupported, "%s is not available: %v", feature, err)
 	case err != nil && waitDone && ctx.Err() == nil:

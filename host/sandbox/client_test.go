@@ -226,3 +226,26 @@ func TestReadReplyOutsideMemory(t *testing.T) {
 		t.Errorf("err = %v, want a trap naming read_reply", err)
 	}
 }
+
+// A request the client answers in a request of its own stops the guest
+// where it asked: "wait" would otherwise loop until its deadline.
+func TestInputRequiredStopsTheGuest(t *testing.T) {
+	m := compile(t, "client", sandbox.Options{Limits: sandbox.Limits{Timeout: 5 * time.Second}})
+	asked := 0
+	hooks := &sandbox.CallHooks{Sample: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		asked++
+		return nil, fmt.Errorf("answer in the next request: %w", sandbox.ErrInputRequired)
+	}}
+	_, err := m.Call(testContext(t), "wait", []byte(`{"messages":[],"maxTokens":5}`), hooks)
+	if !errors.Is(err, sandbox.ErrInputRequired) || errors.Is(err, sandbox.ErrTimeout) || asked != 1 {
+		t.Fatalf("err = %v after %d requests, want ErrInputRequired after one", err, asked)
+	}
+	if strings.Contains(err.Error(), "wasm stack trace") {
+		t.Errorf("err = %q, want the sandbox's message, not wazero's", err)
+	}
+	// The instance it stopped is not reused; the module serves on.
+	status, _ := ask(t, m, testContext(t), "sample", []byte(`{"messages":[],"maxTokens":5}`), &sandbox.CallHooks{})
+	if status != abi.StatusUnsupported {
+		t.Errorf("next call: status %v, want unsupported (no hook)", status)
+	}
+}

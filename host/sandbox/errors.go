@@ -33,8 +33,10 @@ func (e *callError) Unwrap() []error {
 // context and callCtx the one with the call deadline; in is the instance
 // that failed, nil if there was none.
 func (m *Module) classify(ctx, callCtx context.Context, in *instance, err error) error {
-	if _, ok := errors.AsType[*callError](err); ok {
-		return err
+	if ce, ok := errors.AsType[*callError](err); ok {
+		// Unwrapped from what wazero made of it when a host function
+		// panicked with it, so that its message is the sandbox's.
+		return ce
 	}
 	if m.isClosed() {
 		return &callError{ErrClosed, err, "the module is closed"}

@@ -254,12 +254,23 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 	}
 	defer release()
 
+	// A client of the 2026-07-28 protocol answers the guest's sampling and
+	// elicitation requests in requests of its own (rounds.go).
+	var rs *rounds
+	if usesInputRequests(req) {
+		var roundsErr error
+		if rs, roundsErr = newRounds(req); roundsErr != nil {
+			rec.outcome = outcomeToolError
+			res = refusal(fmt.Sprintf("tool %s: %v", name, roundsErr))
+			return toCallToolResult(&res.Result), nil
+		}
+	}
 	creq := host.CallRequest{
 		Tool:      name,
 		Arguments: req.Params.Arguments,
-		Log:       a.clientLog(ctx, req.Session, name, reg.plugin),
+		Log:       a.clientLog(ctx, req.Session, name, reg.plugin, rs),
 	}
-	a.clientFeatures(ctx, req, &creq) // progress, sampling, elicitation (client.go)
+	a.clientFeatures(ctx, req, &creq, rs) // progress, sampling, elicitation (client.go)
 	res, err = a.host.Call(ctx, creq)
 	if errors.Is(err, host.ErrUnknownTool) {
 		// The tool went away between the SDK's lookup and the host call (a
@@ -268,6 +279,13 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 	}
 	if err != nil {
 		return nil, fmt.Errorf("call %s: %w", name, err)
+	}
+	if rs != nil && errors.Is(res.Failure, host.ErrInputRequired) {
+		out, asked := rs.result()
+		if asked {
+			rec.outcome = outcomeInputRequired
+		}
+		return out, nil
 	}
 	return toCallToolResult(&res.Result), nil
 }
@@ -290,12 +308,17 @@ func sessionID(ss *mcp.ServerSession) string {
 // clientLog forwards a call's guest log lines to the client as
 // notifications/message. The session drops lines below the level the client
 // chose with logging/setLevel, and all of them until it chose one. The host
-// logs every line to the server's logger as well.
-func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, tool, plugin string) func(abi.LogLevel, string) {
+// logs every line to the server's logger as well. A guest run again for
+// another round of input requests (rs) does not send again the lines its
+// earlier rounds sent.
+func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, tool, plugin string, rs *rounds) func(abi.LogLevel, string) {
 	if ss == nil {
 		return nil
 	}
 	return func(level abi.LogLevel, msg string) {
+		if rs != nil && rs.replaying() {
+			return // sent in an earlier round
+		}
 		err := ss.Log(ctx, &mcp.LoggingMessageParams{
 			Level:  mcp.LoggingLevel(level.String()),
 			Logger: plugin,

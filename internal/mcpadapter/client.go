@@ -10,23 +10,31 @@ import (
 	"github.com/wasmcp/wasmcp/host"
 )
 
-// The protocol version from which servers may no longer send requests to
-// the client in the middle of a tools/call (they return input requests
-// instead, SEP-2322). Sampling and elicitation from a guest need the older
-// request flow, so they are unsupported for clients of that era.
-const protocolNoServerRequests = "2026-07-28"
-
 // clientFeatures connects a tools/call to the client that sent it: progress
 // notifications when the request carries a progress token, and sampling and
-// elicitation requests. Each is left unset (the guest is told "not
-// supported") when the request has no session to send it on.
-func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, creq *host.CallRequest) {
+// elicitation requests. A client of the 2026-07-28 protocol answers those
+// in requests of its own, through rs (rounds.go); an earlier client is sent
+// them on its session. Each is left unset (the guest is told "not
+// supported") when the request has no way to reach its client.
+func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, creq *host.CallRequest, rs *rounds) {
 	ss := req.Session
+	caps := req.ClientCapabilities()
+	if rs != nil {
+		creq.Sample = rs.ask(methodSample, caps != nil && caps.Sampling != nil, func(params json.RawMessage) (mcp.InputRequest, error) {
+			return decodeParams[mcp.CreateMessageParams](methodSample, params)
+		})
+		creq.Elicit = rs.ask(methodElicit, caps != nil && caps.Elicitation != nil, func(params json.RawMessage) (mcp.InputRequest, error) {
+			return decodeParams[mcp.ElicitParams](methodElicit, params)
+		})
+	}
 	if ss == nil {
 		return
 	}
 	if token := req.Params.GetProgressToken(); token != nil {
 		creq.Progress = func(progress, total float64, msg string) {
+			if rs != nil && rs.replaying() {
+				return // sent in an earlier round
+			}
 			p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Message: msg}
 			if total >= 0 {
 				p.Total = total
@@ -36,30 +44,26 @@ func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, 
 			}
 		}
 	}
-	caps := req.ClientCapabilities()
-	creq.Sample = func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-		if err := serverRequestsAllowed(ss, "sampling", caps != nil && caps.Sampling != nil); err != nil {
+	if rs != nil {
+		return
+	}
+	creq.Sample = sendRequest(ss, methodSample, caps != nil && caps.Sampling != nil, ss.CreateMessage)
+	creq.Elicit = sendRequest(ss, methodElicit, caps != nil && caps.Elicitation != nil, ss.Elicit)
+}
+
+// sendRequest is a sampling or elicitation function that sends the guest's
+// params, as the request type P, on ss with send, and returns the client's
+// result.
+func sendRequest[P any, R any](ss *mcp.ServerSession, method string, declared bool, send func(context.Context, *P) (R, error)) func(context.Context, json.RawMessage) (json.RawMessage, error) {
+	return func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+		if err := serverRequestsAllowed(ss, feature(method), declared); err != nil {
 			return nil, err
 		}
-		var p mcp.CreateMessageParams
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, fmt.Errorf("invalid sampling/createMessage params: %w", err)
-		}
-		res, err := ss.CreateMessage(ctx, &p)
+		p, err := decodeParams[P](method, params)
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(res)
-	}
-	creq.Elicit = func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-		if err := serverRequestsAllowed(ss, "elicitation", caps != nil && caps.Elicitation != nil); err != nil {
-			return nil, err
-		}
-		var p mcp.ElicitParams
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, fmt.Errorf("invalid elicitation/create params: %w", err)
-		}
-		res, err := ss.Elicit(ctx, &p)
+		res, err := send(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -67,13 +71,31 @@ func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 }
 
+// decodeParams decodes the guest's params of an input request method as the
+// SDK's type for them.
+func decodeParams[P any](method string, params json.RawMessage) (*P, error) {
+	var p P
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, fmt.Errorf("invalid %s params: %w", method, err)
+	}
+	return &p, nil
+}
+
+// feature names the client capability an input request method needs.
+func feature(method string) string {
+	if method == methodElicit {
+		return "elicitation"
+	}
+	return "sampling"
+}
+
 // serverRequestsAllowed reports, as an error wrapping host.ErrNotSupported,
 // why the client cannot be sent a feature request: it did not declare the
 // capability, or its protocol version has no server-to-client requests.
 func serverRequestsAllowed(ss *mcp.ServerSession, feature string, declared bool) error {
-	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= protocolNoServerRequests {
+	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= modernProtocol {
 		return fmt.Errorf("%w: %s from a tool needs a client speaking a protocol before %s (this one speaks %s)",
-			host.ErrNotSupported, feature, protocolNoServerRequests, p.ProtocolVersion)
+			host.ErrNotSupported, feature, modernProtocol, p.ProtocolVersion)
 	}
 	if !declared {
 		return fmt.Errorf("%w: the client did not declare the %s capability", host.ErrNotSupported, feature)

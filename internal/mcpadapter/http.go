@@ -22,7 +22,10 @@ type HTTPOptions struct {
 
 // modernProtocol is the first protocol version without the initialize
 // handshake: requests carry their version in the Mcp-Protocol-Version
-// header, and the SDK serves them only on a stateless handler.
+// header, and the SDK serves them only on a stateless handler. Nor may a
+// server send requests to the client in the middle of a call: it returns
+// input requests instead (SEP-2322), which rounds.go turns the guest's
+// sampling and elicitation into.
 const modernProtocol = "2026-07-28"
 
 // HTTPHandler returns the MCP Streamable HTTP handler of the adapter's
