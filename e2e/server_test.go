@@ -42,6 +42,8 @@ type server struct {
 	stderr *lockedBuffer
 	// url is the MCP endpoint of a server started with http.
 	url string
+	// cmd is the server process.
+	cmd *exec.Cmd
 }
 
 // serverOptions describe one server of a test.
@@ -67,6 +69,7 @@ func startServer(t *testing.T, dir string, opts serverOptions) *server {
 	args := append([]string{"serve", "--dir", dir, "--cache-dir", cacheDir, "--log-level", "debug"}, opts.args...)
 	cmd := exec.Command(binPath, args...)
 	cmd.Stderr = s.stderr
+	s.cmd = cmd
 	client := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-e2e", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {

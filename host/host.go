@@ -107,9 +107,14 @@ type Host struct {
 	reg     *registry.Registry[*module]
 	open    atomic.Int64 // modules loaded and not yet closed
 
-	// loading serialises the loaders (LoadDir, LoadFile, Watch batches) so
-	// that an older read of a file never replaces a newer one.
+	// loading serialises the loaders (LoadDir, LoadFile, Watch batches,
+	// Reconfigure) so that an older read of a file never replaces a newer
+	// one. It also guards cfg.policy and cfg.trust, which Reconfigure
+	// replaces, and generation.
 	loading sync.Mutex
+	// generation counts Reconfigure calls: a module loaded under an older
+	// one is loaded again even when its file has not changed.
+	generation uint64
 
 	// stopCtx is cancelled by Close to stop every Watch.
 	stopCtx  context.Context
@@ -125,6 +130,8 @@ type module struct {
 	*plugin.Plugin
 	open   *atomic.Int64
 	closed atomic.Bool
+	// generation is the Host's generation the module was loaded under.
+	generation uint64
 }
 
 // Close closes the plugin, waiting for its calls to finish.

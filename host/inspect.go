@@ -117,7 +117,7 @@ func (h *Host) collisions(ctx context.Context, target *module) ([]Refusal, error
 			others = append(others, p)
 		}
 	}
-	mods := h.loadAll(ctx, others, h.reg.Snapshot())
+	mods, _ := h.loadAll(ctx, others, h.reg.Snapshot())
 	sim := registry.New[*module](registry.Options{
 		Logger: slog.New(slog.DiscardHandler), // the collisions are the report
 		Claims: frozenClaims(h.reg.Claims()),

@@ -13,7 +13,9 @@ import (
 	"sync"
 
 	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/registry"
+	"github.com/wasmcp/wasmcp/host/trust"
 	"github.com/wasmcp/wasmcp/host/watcher"
 )
 
@@ -112,26 +114,67 @@ func (h *Host) Watch(ctx context.Context) error {
 
 // syncDir makes the loaded plugins of the directory match its files.
 func (h *Host) syncDir(ctx context.Context) error {
+	h.loading.Lock()
+	defer h.loading.Unlock()
+	return h.syncDirLocked(ctx, false)
+}
+
+// syncDirLocked is syncDir with h.loading held. With all, the plugins loaded
+// from outside the directory (LoadFile) are loaded again too.
+func (h *Host) syncDirLocked(ctx context.Context, all bool) error {
 	paths, err := watcher.Scan(h.dir, nil)
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	h.loading.Lock()
-	defer h.loading.Unlock()
 	s := h.reg.Snapshot()
-	mods := h.loadAll(ctx, paths, s)
 	present := make(map[string]bool, len(paths)) // a set: a directory may hold thousands
 	for _, p := range paths {
 		present[p] = true
 	}
 	var gone []string
 	for _, p := range s.Plugins() {
-		if filepath.Dir(p.Path()) == h.dir && !present[p.Path()] {
+		switch {
+		case filepath.Dir(p.Path()) != h.dir:
+			if all {
+				paths = append(paths, p.Path())
+			}
+		case !present[p.Path()]:
 			gone = append(gone, p.Name())
 		}
 	}
-	h.update(mods, gone, s)
+	mods, refused := h.loadAll(ctx, paths, s)
+	h.update(mods, append(gone, refused...), s)
 	return ctx.Err()
+}
+
+// Reconfigure replaces the operator's policy and the trust policy (what
+// Config.WithPolicy and WithTrust set; nil for none) and brings the loaded
+// plugins under them, as one change of the tool set: a module the trust
+// policy now refuses stops serving, one it now allows is loaded, and every
+// other is loaded again with its new limits and grants. A module that fails
+// to load again for another reason keeps serving as it was. Calls running
+// finish where they are. The error is for the directory, a closed Host, or
+// ctx ending.
+func (h *Host) Reconfigure(ctx context.Context, p *policy.Policy, t *trust.Policy) error {
+	if h.isClosed() {
+		return ErrClosed
+	}
+	h.loading.Lock()
+	defer h.loading.Unlock()
+	h.cfg.policy, h.cfg.trust = p, t
+	h.generation++
+	if h.dir == "" {
+		// Only plugins from LoadFile: load them again, one swap.
+		s := h.reg.Snapshot()
+		var paths []string
+		for _, pl := range s.Plugins() {
+			paths = append(paths, pl.Path())
+		}
+		mods, refused := h.loadAll(ctx, paths, s)
+		h.update(mods, refused, s)
+		return ctx.Err()
+	}
+	return h.syncDirLocked(ctx, true)
 }
 
 // apply loads the changed files of one watcher batch and removes the
@@ -153,7 +196,8 @@ func (h *Host) apply(ctx context.Context, batch []watcher.Event) {
 			}
 		}
 	}
-	h.update(h.loadAll(ctx, changed, s), gone, s)
+	mods, refused := h.loadAll(ctx, changed, s)
+	h.update(mods, append(gone, refused...), s)
 }
 
 // update swaps mods in and gone out, and logs what happened to each file.
@@ -179,9 +223,12 @@ func (h *Host) logLoaded(m *module) {
 
 // loadAll loads paths in parallel, at most GOMAXPROCS at a time, and
 // returns the modules that loaded and differ from those in s, in the order
-// of paths whatever order they finish in. Failures are logged.
-func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot[*module]) []*module {
-	mods := make([]*module, len(paths))
+// of paths whatever order they finish in. Failures are logged; refused are
+// the plugins of s that must stop serving because of theirs (see
+// loadFailed).
+func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot[*module]) (mods []*module, refused []string) {
+	mods = make([]*module, len(paths))
+	refusedAt := make([]string, len(paths))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i, path := range paths {
@@ -191,14 +238,19 @@ func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot
 			defer func() { <-sem; wg.Done() }()
 			m, err := h.load(ctx, path, s)
 			if err != nil {
-				h.loadFailed(ctx, path, err, s)
+				refusedAt[i] = h.loadFailed(ctx, path, err, s)
 				return
 			}
 			mods[i] = m
 		}()
 	}
 	wg.Wait()
-	return slices.DeleteFunc(mods, func(m *module) bool { return m == nil })
+	for _, name := range refusedAt {
+		if name != "" {
+			refused = append(refused, name)
+		}
+	}
+	return slices.DeleteFunc(mods, func(m *module) bool { return m == nil }), refused
 }
 
 // load reads path and loads it, unless s already serves that content from
@@ -208,7 +260,8 @@ func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot[*modu
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	if cur, ok := s.Plugin(pluginName(path)); ok && cur.Path() == path && cur.SHA256() == digest(wasm) {
+	if cur, ok := s.Plugin(pluginName(path)); ok && cur.Path() == path && cur.SHA256() == digest(wasm) &&
+		cur.generation == h.generation {
 		h.log.Debug("plugin unchanged; not reloaded", "file", path)
 		return nil, nil
 	}
@@ -217,21 +270,31 @@ func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot[*modu
 		return nil, err
 	}
 	h.open.Add(1)
-	return &module{Plugin: p, open: &h.open}, nil
+	return &module{Plugin: p, open: &h.open, generation: h.generation}, nil
 }
 
-// loadFailed logs why path did not load. A failure caused by ctx ending
-// (shutdown) is not the file's fault and is not reported.
-func (h *Host) loadFailed(ctx context.Context, path string, err error, s *registry.Snapshot[*module]) {
+// loadFailed logs why path did not load, and returns the name of the plugin
+// of s that must stop serving because of it: the one loaded from path under
+// an older trust policy, which the current one refuses (Reconfigure).
+// Otherwise the plugin loaded from path, if any, keeps serving. A failure
+// caused by ctx ending (shutdown) is not the file's fault and is not
+// reported.
+func (h *Host) loadFailed(ctx context.Context, path string, err error, s *registry.Snapshot[*module]) (refused string) {
 	if ctx.Err() != nil {
-		return
+		return ""
 	}
-	if cur, ok := s.Plugin(pluginName(path)); ok && cur.Path() == path {
+	cur, ok := s.Plugin(pluginName(path))
+	switch {
+	case ok && cur.Path() == path && cur.generation != h.generation && errors.As(err, new(*trust.RefusedError)):
+		h.log.Error("plugin removed: the trust policy now refuses it", "file", path, "err", err)
+		return cur.Name()
+	case ok && cur.Path() == path:
 		// Perhaps caught mid-write: its writer's next write reports it again.
 		h.log.Error("plugin not reloaded; the previous version keeps serving", "file", path, "err", err)
-		return
+	default:
+		h.log.Error("plugin not loaded", "file", path, "err", err)
 	}
-	h.log.Error("plugin not loaded", "file", path, "err", err)
+	return ""
 }
 
 // pluginName is the name plugin.Load gives the module at path.

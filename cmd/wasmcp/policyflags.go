@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
@@ -33,42 +34,60 @@ func (p *policyFlags) register(fs *flag.FlagSet) {
 // apply reads the files and adds them to cfg. The policy is returned too,
 // for the admission limits of the MCP server; it is nil without -config.
 func (p *policyFlags) apply(cfg host.Config) (host.Config, *policy.Policy, error) {
+	pol, t, err := p.load()
+	if err != nil {
+		return cfg, nil, err
+	}
+	if pol != nil {
+		cfg = cfg.WithPolicy(pol)
+	}
+	if t != nil {
+		cfg = cfg.WithTrust(t)
+	}
+	return cfg, pol, nil
+}
+
+// load reads the files: the policy (nil without -config) and locked-down
+// mode (nil without -lock and -trusted-keys).
+func (p *policyFlags) load() (*policy.Policy, *trust.Policy, error) {
 	var pol *policy.Policy
 	if p.config != "" {
 		var err error
 		if pol, err = policy.Load(p.config); err != nil {
-			return cfg, nil, err
+			return nil, nil, err
 		}
-		cfg = cfg.WithPolicy(pol)
 	}
 	var t trust.Policy
 	if p.lock != "" {
 		lock, err := trust.LoadLock(p.lock)
 		if err != nil {
-			return cfg, nil, err
+			return nil, nil, err
 		}
 		t.Lock = lock
 	}
 	if p.keys != "" {
 		keys, err := trust.LoadKeys(p.keys)
 		if err != nil {
-			return cfg, nil, err
+			return nil, nil, err
 		}
 		t.Keys = keys
 	}
-	if t.Locked() {
-		cfg = cfg.WithTrust(&t)
+	if !t.Locked() {
+		return pol, nil, nil
 	}
-	return cfg, pol, nil
+	return pol, &t, nil
 }
 
-// pluginLimits is the per-plugin admission of the MCP server that pol sets
-// (its "concurrency" and "rate"), nil without a policy.
-func pluginLimits(pol *policy.Policy) func(plugin string) limits.PluginLimits {
-	if pol == nil {
-		return nil
-	}
+// pluginLimits is the per-plugin admission of the MCP server that the
+// current policy sets (its "concurrency" and "rate"); none while the
+// policy is nil. It reads the policy at each call, so that a reloaded one
+// applies at once.
+func pluginLimits(current *atomic.Pointer[policy.Policy]) func(plugin string) limits.PluginLimits {
 	return func(plugin string) limits.PluginLimits {
+		pol := current.Load()
+		if pol == nil {
+			return limits.PluginLimits{}
+		}
 		a := pol.Admission(plugin)
 		return limits.PluginLimits{Concurrency: a.Concurrency, Rate: limits.Rate{PerSecond: a.Rate}}
 	}

@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/internal/batchlog"
 	"github.com/wasmcp/wasmcp/internal/httpserve"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
@@ -68,6 +70,11 @@ most -log-flush (10ms) after they were logged, in one write system call
 instead of one each, so that neither is on a call's path; on a crash, the
 lines of those last milliseconds are lost. With -log-flush 0 each line is
 written before the call's answer is sent.
+
+SIGHUP reads the -config, -lock and -trusted-keys files again and loads
+every module again under them, without dropping clients: a newly pinned
+module is served, one no longer pinned stops serving, new grants and limits
+apply. Files that cannot be read leave the configuration in force.
 
 The server stops on SIGINT or SIGTERM: over HTTP it stops accepting
 connections, ends event streams, and lets calls in flight finish for 10s;
@@ -130,12 +137,12 @@ module is closed. The exit status is 0 for such a stop.`,
 			if err != nil {
 				return usageError{err.Error()}
 			}
-			policy.PerPlugin = pluginLimits(operator)
 			s := &server{
 				cfg:    cfg,
 				logger: logger,
 				dir:    dir,
 				watch:  !noWatch,
+				files:  &pol,
 				adapter: mcpadapter.Options{
 					Version:  version(),
 					Logger:   logger.With("component", "mcp"),
@@ -145,6 +152,8 @@ module is closed. The exit status is 0 for such a stop.`,
 					LogArgs:  admission.logArgs,
 				},
 			}
+			s.operator.Store(operator)
+			s.adapter.Limits.PerPlugin = pluginLimits(&s.operator)
 			if httpf.addr != "" {
 				if s.http, err = newHTTPListener(&httpf, logger); err != nil {
 					return err
@@ -168,6 +177,10 @@ type server struct {
 	watch   bool
 	adapter mcpadapter.Options
 	http    *httpListener // nil: stdio
+	// files are the policy, lock and key files, read again on SIGHUP;
+	// operator is the policy they last gave (nil without -config).
+	files    *policyFlags
+	operator atomic.Pointer[policy.Policy]
 }
 
 // httpListener is the HTTP side of a server, bound before the modules load
@@ -234,6 +247,29 @@ func (s *server) run(ctx context.Context) error {
 	adapter := mcpadapter.New(h, s.adapter)
 	defer adapter.Close()
 
+	// SIGHUP reads the policy, lock and key files again. Registered after
+	// the host's Close, so that it stops first.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	hupCtx, stopHup := context.WithCancel(ctx)
+	hupDone := make(chan struct{})
+	go func() {
+		defer close(hupDone)
+		for {
+			select {
+			case <-hupCtx.Done():
+				return
+			case <-hup:
+				s.reconfigure(hupCtx, h)
+			}
+		}
+	}()
+	defer func() {
+		signal.Stop(hup)
+		stopHup()
+		<-hupDone
+	}()
+
 	if s.watch {
 		watchCtx, stopWatch := context.WithCancel(ctx)
 		watchDone := make(chan struct{})
@@ -262,6 +298,26 @@ func (s *server) run(ctx context.Context) error {
 		s.logger.Info("client closed the connection, stopping")
 	}
 	return nil
+}
+
+// reconfigure reads the policy, lock and key files again and applies them
+// to the host and to the admission limits. Files that cannot be read or
+// parsed leave the configuration in force as it was.
+func (s *server) reconfigure(ctx context.Context, h *host.Host) {
+	pol, t, err := s.files.load()
+	if err != nil {
+		s.logger.Error("configuration not reloaded; the previous one stays in force", "error", err)
+		return
+	}
+	s.operator.Store(pol)
+	if err := h.Reconfigure(ctx, pol, t); err != nil {
+		if ctx.Err() == nil {
+			s.logger.Error("configuration reloaded; modules not reloaded under it", "error", err)
+		}
+		return
+	}
+	s.logger.Info("configuration reloaded", "config", s.files.config, "lock", s.files.lock, "trusted_keys", s.files.keys,
+		"tools", len(h.Tools()))
 }
 
 // endpoint is the path of the MCP endpoint.
