@@ -20,12 +20,8 @@ func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, 
 	ss := req.Session
 	caps := req.ClientCapabilities()
 	if rs != nil {
-		creq.Sample = rs.ask(methodSample, caps != nil && caps.Sampling != nil, func(params json.RawMessage) (mcp.InputRequest, error) {
-			return decodeParams[mcp.CreateMessageParams](methodSample, params)
-		})
-		creq.Elicit = rs.ask(methodElicit, caps != nil && caps.Elicitation != nil, func(params json.RawMessage) (mcp.InputRequest, error) {
-			return decodeParams[mcp.ElicitParams](methodElicit, params)
-		})
+		creq.Sample = ask[mcp.CreateMessageParams](rs, methodSample, caps != nil && caps.Sampling != nil)
+		creq.Elicit = ask[mcp.ElicitParams](rs, methodElicit, caps != nil && caps.Elicitation != nil)
 	}
 	if ss == nil {
 		return
@@ -98,7 +94,13 @@ func serverRequestsAllowed(ss *mcp.ServerSession, feature string, declared bool)
 			host.ErrNotSupported, feature, modernProtocol, p.ProtocolVersion)
 	}
 	if !declared {
-		return fmt.Errorf("%w: the client did not declare the %s capability", host.ErrNotSupported, feature)
+		return notDeclared(feature)
 	}
 	return nil
+}
+
+// notDeclared is the error of a feature request to a client that did not
+// declare the capability.
+func notDeclared(feature string) error {
+	return fmt.Errorf("%w: the client did not declare the %s capability", host.ErrNotSupported, feature)
 }

@@ -148,12 +148,16 @@ func answers(method string, a mcp.InputResponse) bool {
 }
 
 // ask is the sampling or elicitation function of the call (host.CallRequest
-// Sample and Elicit): it answers the guest's requests from the answered
-// steps, and stops the guest at the first one past them.
-func (r *rounds) ask(method string, declared bool, decode func(json.RawMessage) (mcp.InputRequest, error)) func(context.Context, json.RawMessage) (json.RawMessage, error) {
+// Sample and Elicit) for the input request method, whose params are a P: it
+// answers the guest's requests from the answered steps, and stops the guest
+// at the first one past them.
+func ask[P any, PT interface {
+	*P
+	mcp.InputRequest
+}](r *rounds, method string, declared bool) func(context.Context, json.RawMessage) (json.RawMessage, error) {
 	return func(_ context.Context, params json.RawMessage) (json.RawMessage, error) {
 		if !declared {
-			return nil, fmt.Errorf("%w: the client did not declare the %s capability", host.ErrNotSupported, feature(method))
+			return nil, notDeclared(feature(method))
 		}
 		req := digest(params)
 		if r.next < len(r.steps) {
@@ -171,13 +175,13 @@ func (r *rounds) ask(method string, declared bool, decode func(json.RawMessage) 
 			r.next++
 			return s.Response, nil
 		}
-		ir, err := decode(params)
+		p, err := decodeParams[P](method, params)
 		if err != nil {
 			return nil, err
 		}
 		r.pending = &pendingInput{
 			step:   step{Key: fmt.Sprintf("%s-%d", feature(method), len(r.steps)+1), Method: method, Request: req},
-			params: ir,
+			params: PT(p),
 		}
 		return nil, host.ErrInputRequired
 	}
