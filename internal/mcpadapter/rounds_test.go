@@ -215,3 +215,37 @@ func TestInputRequestRoundsOverHTTP(t *testing.T) {
 		t.Errorf("result %q after %d sampling requests, want %q after one", got, asked, want)
 	}
 }
+
+// FuzzRequestState feeds newRounds what a client controls: the state it
+// echoes and its answers. It must refuse or accept without failing, and what
+// it accepts is a replay the guest can consume: every step answered, with a
+// result of its own method.
+func FuzzRequestState(f *testing.F) {
+	valid, _ := json.Marshal(roundsState{V: roundsVersion, Tool: "ask", Args: argsDigest(json.RawMessage(sampleArgs)),
+		Steps: []step{{Key: "sampling-1", Method: methodSample, Request: digest([]byte("{}"))}}})
+	for _, seed := range []string{"", base64.RawURLEncoding.EncodeToString(valid), "bm90IG91cnM", "e30", "!!"} {
+		f.Add(seed, true)
+		f.Add(seed, false)
+	}
+	f.Fuzz(func(t *testing.T, state string, answer bool) {
+		var responses mcp.InputResponseMap
+		if answer {
+			responses = sampleAnswer
+		}
+		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{
+			Name: "ask", Arguments: json.RawMessage(sampleArgs), RequestState: state, InputResponses: responses,
+		}}
+		r, err := newRounds(req)
+		if err != nil {
+			return
+		}
+		for i, s := range r.steps {
+			if len(s.Response) == 0 || !json.Valid(s.Response) {
+				t.Fatalf("state %q accepted with step %d unanswered: %+v", state, i, s)
+			}
+			if s.Method != methodSample && s.Method != methodElicit && i == len(r.steps)-1 && answer {
+				t.Fatalf("state %q: the client's sampling answer accepted for method %q", state, s.Method)
+			}
+		}
+	})
+}
