@@ -43,14 +43,15 @@ func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, 
 	if rs != nil {
 		return
 	}
-	creq.Sample = sendRequest(ss, methodSample, caps != nil && caps.Sampling != nil, ss.CreateMessage)
-	creq.Elicit = sendRequest(ss, methodElicit, caps != nil && caps.Elicitation != nil, ss.Elicit)
+	creq.Sample = sendRequest(ss, methodSample, caps != nil && caps.Sampling != nil, (*mcp.ServerSession).CreateMessage)
+	creq.Elicit = sendRequest(ss, methodElicit, caps != nil && caps.Elicitation != nil, (*mcp.ServerSession).Elicit)
 }
 
 // sendRequest is a sampling or elicitation function that sends the guest's
 // params, as the request type P, on ss with send, and returns the client's
-// result.
-func sendRequest[P any, R any](ss *mcp.ServerSession, method string, declared bool, send func(context.Context, *P) (R, error)) func(context.Context, json.RawMessage) (json.RawMessage, error) {
+// result. send is a method expression rather than a method value, which
+// would cost every call an allocation whether the guest asks or not.
+func sendRequest[P any, R any](ss *mcp.ServerSession, method string, declared bool, send func(*mcp.ServerSession, context.Context, *P) (R, error)) func(context.Context, json.RawMessage) (json.RawMessage, error) {
 	return func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 		if err := serverRequestsAllowed(ss, feature(method), declared); err != nil {
 			return nil, err
@@ -59,7 +60,7 @@ func sendRequest[P any, R any](ss *mcp.ServerSession, method string, declared bo
 		if err != nil {
 			return nil, err
 		}
-		res, err := send(ctx, p)
+		res, err := send(ss, ctx, p)
 		if err != nil {
 			return nil, err
 		}
