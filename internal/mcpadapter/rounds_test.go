@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,7 +22,8 @@ import (
 func TestInputRequestRounds(t *testing.T) {
 	a, log := auditedAdapter(t, askingHost(), Options{})
 	var mu sync.Mutex
-	var sampled, elicited, progress int
+	var sampled, elicited int
+	progress := map[any]int{} // notifications by token
 	cs := dialWith(t, a, &mcp.ClientOptions{
 		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			mu.Lock()
@@ -35,10 +37,10 @@ func TestInputRequestRounds(t *testing.T) {
 			elicited++
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 		},
-		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()
 			defer mu.Unlock()
-			progress++
+			progress[req.Params.ProgressToken]++
 		},
 	}, "")
 
@@ -48,20 +50,39 @@ func TestInputRequestRounds(t *testing.T) {
 	if got != want {
 		t.Errorf("result:\n%s\nwant:\n%s", got, want)
 	}
+	// The client handles notifications in order but apart from responses:
+	// once it has handled the two of a later call, it has handled all of
+	// the rounds'.
+	if _, err := cs.CallTool(testContext(t), &mcp.CallToolParams{Meta: mcp.Meta{"progressToken": "later"}, Name: "ask", Arguments: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for ctx := testContext(t); ; {
+		mu.Lock()
+		n := progress["later"]
+		mu.Unlock()
+		if n == 2 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the later call's progress never arrived")
+		case <-time.After(time.Millisecond):
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if sampled != 1 || elicited != 1 {
 		t.Errorf("the client was asked to sample %d times and to elicit %d times, want once each", sampled, elicited)
 	}
-	if progress != 2 {
-		t.Errorf("%d progress notifications, want the first round's 2 only", progress)
+	if progress["tok"] != 2 {
+		t.Errorf("%d progress notifications, want the first round's 2 only", progress["tok"])
 	}
 	var outcomes []string
 	for _, line := range log.lines(t) {
 		outcomes = append(outcomes, line["outcome"].(string))
 	}
-	if strings.Join(outcomes, " ") != "input_required input_required ok" {
-		t.Errorf("audit outcomes %q, want two rounds of input_required, then ok", outcomes)
+	if strings.Join(outcomes, " ") != "input_required input_required ok ok" {
+		t.Errorf("audit outcomes %q, want two rounds of input_required, then ok, and the later call's ok", outcomes)
 	}
 }
 
