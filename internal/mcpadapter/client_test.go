@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -83,6 +84,24 @@ func dialWith(t *testing.T, a *Adapter, opts *mcp.ClientOptions, protocolVersion
 const askArgs = `{"sample":{"messages":[{"role":"user","content":{"type":"text","text":"2+2?"}}],"maxTokens":10},` +
 	`"elicit":{"message":"Your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}`
 
+// drainProgress calls ask with the progress token "later" and waits until
+// the client has handled its two progress reports, which later reports
+// says: the client handles notifications in order but apart from
+// responses, so by then it has handled every report sent before.
+func drainProgress(t *testing.T, cs *mcp.ClientSession, later func() int) {
+	t.Helper()
+	if _, err := cs.CallTool(testContext(t), &mcp.CallToolParams{Meta: mcp.Meta{"progressToken": "later"}, Name: "ask", Arguments: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for ctx := testContext(t); later() < 2; {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the progress of the later call never arrived")
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
 func callAsk(t *testing.T, cs *mcp.ClientSession, meta mcp.Meta) string {
 	t.Helper()
 	res, err := cs.CallTool(testContext(t), &mcp.CallToolParams{Meta: meta, Name: "ask", Arguments: json.RawMessage(askArgs)})
@@ -97,6 +116,7 @@ func TestClientFeaturesWithCapabilities(t *testing.T) {
 	defer a.Close()
 	var mu sync.Mutex
 	var progress []string
+	var later int
 	var sampled, elicited string
 	cs := dialWith(t, a, &mcp.ClientOptions{
 		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
@@ -111,6 +131,10 @@ func TestClientFeaturesWithCapabilities(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			p := req.Params
+			if p.ProgressToken == "later" {
+				later++
+				return
+			}
 			progress = append(progress, mustJSON(t, p))
 		},
 	}, legacy)
@@ -125,6 +149,11 @@ func TestClientFeaturesWithCapabilities(t *testing.T) {
 		t.Errorf("client saw sample %q, elicit %q", sampled, elicited)
 	}
 	// Notifications are sent before the response, in order.
+	drainProgress(t, cs, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return later
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	wantProgress := []string{

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -50,25 +49,11 @@ func TestInputRequestRounds(t *testing.T) {
 	if got != want {
 		t.Errorf("result:\n%s\nwant:\n%s", got, want)
 	}
-	// The client handles notifications in order but apart from responses:
-	// once it has handled the two of a later call, it has handled all of
-	// the rounds'.
-	if _, err := cs.CallTool(testContext(t), &mcp.CallToolParams{Meta: mcp.Meta{"progressToken": "later"}, Name: "ask", Arguments: json.RawMessage(`{}`)}); err != nil {
-		t.Fatal(err)
-	}
-	for ctx := testContext(t); ; {
+	drainProgress(t, cs, func() int {
 		mu.Lock()
-		n := progress["later"]
-		mu.Unlock()
-		if n == 2 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the later call's progress never arrived")
-		case <-time.After(time.Millisecond):
-		}
-	}
+		defer mu.Unlock()
+		return progress["later"]
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	if sampled != 1 || elicited != 1 {
