@@ -120,11 +120,15 @@ func (h *Host) syncDir(ctx context.Context) error {
 }
 
 // syncDirLocked is syncDir with h.loading held. With all, the plugins loaded
-// from outside the directory (LoadFile) are loaded again too.
+// from outside the directory (LoadFile) are loaded again too; without a
+// directory, they are all there is.
 func (h *Host) syncDirLocked(ctx context.Context, all bool) error {
-	paths, err := watcher.Scan(h.dir, nil)
-	if err != nil {
-		return fmt.Errorf("load: %w", err)
+	var paths []string
+	if h.dir != "" {
+		var err error
+		if paths, err = watcher.Scan(h.dir, nil); err != nil {
+			return fmt.Errorf("load: %w", err)
+		}
 	}
 	s := h.reg.Snapshot()
 	present := make(map[string]bool, len(paths)) // a set: a directory may hold thousands
@@ -163,17 +167,6 @@ func (h *Host) Reconfigure(ctx context.Context, p *policy.Policy, t *trust.Polic
 	defer h.loading.Unlock()
 	h.cfg.policy, h.cfg.trust = p, t
 	h.generation++
-	if h.dir == "" {
-		// Only plugins from LoadFile: load them again, one swap.
-		s := h.reg.Snapshot()
-		var paths []string
-		for _, pl := range s.Plugins() {
-			paths = append(paths, pl.Path())
-		}
-		mods, refused := h.loadAll(ctx, paths, s)
-		h.update(mods, refused, s)
-		return ctx.Err()
-	}
 	return h.syncDirLocked(ctx, true)
 }
 
