@@ -65,11 +65,11 @@ line at level info ("tool call": session, tool, plugin, sha256, duration_ms,
 outcome, bytes_in, bytes_out; the arguments too with -log-args). outcome is
 ok, tool_error, timeout, memory, canceled, rate_limited, busy,
 protocol_error or input_required (a 2026-07-28 client is asked to answer a
-sampling or elicitation request in a new call). Log lines are formatted and written to stderr together, at
-most -log-flush (10ms) after they were logged, in one write system call
-instead of one each, so that neither is on a call's path; on a crash, the
-lines of those last milliseconds are lost. With -log-flush 0 each line is
-written before the call's answer is sent.
+sampling or elicitation request in a new call). Log lines are formatted and
+written to stderr together, at most -log-flush (10ms) after they were
+logged, in one write system call instead of one each, so that neither is on
+a call's path; on a crash, the lines of those last milliseconds are lost.
+With -log-flush 0 each line is written before the call's answer is sent.
 
 SIGHUP reads the -config, -lock and -trusted-keys files again and loads
 every module again under them, without dropping clients: a newly pinned
