@@ -206,44 +206,59 @@ func (p *parser) object() (any, bool) {
 // exponent beyond ±maxExponent.
 func (p *parser) number() (any, bool) {
 	start := p.pos
-	if p.pos < len(p.doc) && p.doc[p.pos] == '-' {
-		p.pos++
-	}
-	switch {
-	case p.pos < len(p.doc) && p.doc[p.pos] == '0':
-		p.pos++
-	case !p.digits():
+	end, ok := scanNumber(p.doc, start)
+	if !ok {
 		return nil, false
 	}
-	if p.pos < len(p.doc) && p.doc[p.pos] == '.' {
-		p.pos++
-		if !p.digits() {
-			return nil, false
-		}
-	}
-	if p.pos < len(p.doc) && (p.doc[p.pos] == 'e' || p.doc[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.doc) && (p.doc[p.pos] == '+' || p.doc[p.pos] == '-') {
-			p.pos++
-		}
-		digits := p.pos
-		if !p.digits() {
-			return nil, false
-		}
-		if exponentBeyond(p.doc[digits:p.pos]) {
-			return nil, false
-		}
-	}
-	return json.Number(p.src[start:p.pos]), true
+	p.pos = end
+	return json.Number(p.src[start:end]), true
 }
 
-// digits skips one or more decimal digits.
-func (p *parser) digits() bool {
-	start := p.pos
-	for p.pos < len(p.doc) && '0' <= p.doc[p.pos] && p.doc[p.pos] <= '9' {
-		p.pos++
+// scanNumber reads the number that starts doc[pos:] as encoding/json's
+// grammar has it, and returns the index after it; ok is false if there is
+// no number there or its exponent is beyond ±maxExponent.
+func scanNumber(doc []byte, pos int) (end int, ok bool) {
+	i := pos
+	if i < len(doc) && doc[i] == '-' {
+		i++
 	}
-	return p.pos > start
+	switch {
+	case i < len(doc) && doc[i] == '0':
+		i++
+	default:
+		if i = digits(doc, i); i < 0 {
+			return 0, false
+		}
+	}
+	if i < len(doc) && doc[i] == '.' {
+		if i = digits(doc, i+1); i < 0 {
+			return 0, false
+		}
+	}
+	if i < len(doc) && (doc[i] == 'e' || doc[i] == 'E') {
+		i++
+		if i < len(doc) && (doc[i] == '+' || doc[i] == '-') {
+			i++
+		}
+		start := i
+		if i = digits(doc, i); i < 0 || exponentBeyond(doc[start:i]) {
+			return 0, false
+		}
+	}
+	return i, true
+}
+
+// digits skips one or more decimal digits from doc[i:] and returns the
+// index after them, or -1 if there is none.
+func digits(doc []byte, i int) int {
+	start := i
+	for i < len(doc) && '0' <= doc[i] && doc[i] <= '9' {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
 }
 
 // string reads a string. One without escapes and in valid UTF-8, as most

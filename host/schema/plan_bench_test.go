@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/wasmcp/wasmcp/internal/coldbench"
 )
 
 // echoSchema is the C example's echo tool's, the schema of the server's
@@ -80,5 +82,39 @@ func BenchmarkPlan(b *testing.B) {
 				b.ReportMetric(float64(fellBack)/n, "fallback-ns/validation")
 			})
 		}
+	}
+}
+
+// BenchmarkColdValidate validates valid arguments as a server does between
+// requests, with cold caches and TLBs (internal/coldbench): decoded first
+// and checked against the plan, as Validate did before validDocument, and
+// checked against the plan as the bytes are read, as Validate does now.
+// "bytes/decoded-cold" is the ratio of the two, measured in the same
+// rounds.
+func BenchmarkColdValidate(b *testing.B) {
+	for _, bc := range []struct{ name, schema, doc string }{
+		{"echo", echoSchema, `{"message":"hello from the wasmcp bench"}`},
+		{"medium", mediumSchema, mediumArgs},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s, err := Compile([]byte(bc.schema))
+			if err != nil || s.plan == nil {
+				b.Fatalf("compile: %v, plan %v", err, s.plan != nil)
+			}
+			doc := []byte(bc.doc)
+			coldbench.Run(b,
+				coldbench.Variant{Name: "decoded", Call: func() {
+					v, err := decode(doc)
+					if err != nil || !s.plan.valid(v) {
+						b.Fatal("decoded: not valid", err)
+					}
+				}},
+				coldbench.Variant{Name: "bytes", Call: func() {
+					if !s.plan.validDocument(doc) {
+						b.Fatal("bytes: not accepted")
+					}
+				}},
+			)
+		})
 	}
 }

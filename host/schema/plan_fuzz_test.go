@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"math/rand/v2"
@@ -35,30 +36,42 @@ func TestPlanAgrees(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
-	var planned, valid, invalid int
+	var planned, valid, invalid, walked int
 	for range n {
 		data := make([]byte, 16+r.IntN(96))
 		for i := range data {
 			data[i] = byte(r.Uint32())
 		}
-		p, v, i := checkPlan(t, data)
-		if p {
-			planned, valid, invalid = planned+1, valid+v, invalid+i
+		c := checkPlan(t, data)
+		if c.planned {
+			planned, valid, invalid, walked = planned+1, valid+c.valid, invalid+c.invalid, walked+c.walked
 		}
 	}
-	t.Logf("%d of %d schemas got a plan; their documents: %d valid, %d invalid", planned, n, valid, invalid)
+	t.Logf("%d of %d schemas got a plan; their documents: %d valid (%d of them accepted from the bytes), %d invalid",
+		planned, n, valid, walked, invalid)
 	// Most schemas are of the subset, and their documents are valid and
-	// invalid in good measure: otherwise the generator went wrong, and the
-	// checks checked little.
-	if planned < n/3 || valid < planned || invalid < planned/2 {
-		t.Errorf("%d of %d schemas got a plan; their documents: %d valid, %d invalid", planned, n, valid, invalid)
+	// invalid in good measure, and validDocument accepts most valid ones
+	// itself: otherwise the generator went wrong, or the byte walk declines
+	// what it should handle, and the checks checked little.
+	if planned < n/3 || valid < planned || invalid < planned/2 || walked < valid/2 {
+		t.Errorf("%d of %d schemas got a plan; their documents: %d valid (%d accepted from the bytes), %d invalid",
+			planned, n, valid, walked, invalid)
 	}
 }
 
+// planCheck is what checkPlan checked: whether the schema got a plan, how
+// many documents were valid and invalid, and how many valid ones the plan
+// accepted from their bytes (validDocument).
+type planCheck struct {
+	planned                bool
+	valid, invalid, walked int
+}
+
 // checkPlan makes a schema and documents from data and checks the plan, if
-// any, against jsonschema. It reports whether the schema got a plan, and
-// how many documents were valid and invalid.
-func checkPlan(t *testing.T, data []byte) (planned bool, valid, invalid int) {
+// any, against jsonschema: what it says of a decoded document, and what it
+// says reading the document's bytes, of each document and of mutations of
+// it that need not be JSON.
+func checkPlan(t *testing.T, data []byte) (c planCheck) {
 	g := &gen{b: data}
 	sdoc := g.schema(0, true)
 	raw, err := json.Marshal(sdoc)
@@ -67,7 +80,7 @@ func checkPlan(t *testing.T, data []byte) (planned bool, valid, invalid int) {
 	}
 	s, err := Compile(raw)
 	if err != nil {
-		return false, 0, 0 // not a valid schema: nothing to plan
+		return c // not a valid schema: nothing to plan
 	}
 	if (s.plan != nil) == g.outside {
 		t.Fatalf("schema %s: plan %v, but outside the subset: %v", raw, s.plan != nil, g.outside)
@@ -86,17 +99,67 @@ func checkPlan(t *testing.T, data []byte) (planned bool, valid, invalid int) {
 			if got := s.plan.valid(v); got != want {
 				t.Fatalf("schema %s, document %s: plan says valid %v, jsonschema %v", raw, doc, got, want)
 			}
+			if s.plan.validDocument(doc) {
+				if !want {
+					t.Fatalf("schema %s, document %s: valid from its bytes, jsonschema says invalid", raw, doc)
+				}
+				c.walked++
+			}
+			for _, m := range mutations(doc, g) {
+				checkWalk(t, raw, s, m)
+			}
 		}
 		if got := s.Validate(doc) == nil; got != want {
 			t.Fatalf("schema %s, document %s: Validate says valid %v, jsonschema %v", raw, doc, got, want)
 		}
 		if want {
-			valid++
+			c.valid++
 		} else {
-			invalid++
+			c.invalid++
 		}
 	}
-	return s.plan != nil, valid, invalid
+	c.planned = s.plan != nil
+	return c
+}
+
+// mutations returns variants of doc that the generator's bytes choose: cut
+// short, a byte replaced, a byte inserted, a member repeated, spaced out.
+func mutations(doc []byte, g *gen) [][]byte {
+	if len(doc) == 0 {
+		return nil
+	}
+	at := g.n(len(doc))
+	interesting := []byte("\"\\{}[],:-+.eE0u \x01\x80\xff")
+	c := interesting[g.n(len(interesting))]
+	out := [][]byte{
+		doc[:at],
+		append(append(bytes.Clone(doc[:at]), c), doc[at+1:]...),
+		append(append(bytes.Clone(doc[:at]), c), doc[at:]...),
+		bytes.ReplaceAll(doc, []byte(":"), []byte(" : ")),
+		// The same string, escaped: its bytes are no longer its value.
+		bytes.Replace(doc, []byte("a"), []byte(`\u0061`), 1),
+	}
+	// {"a":1,...} -> {"a":1,"a":1,...}: a repeated name.
+	if i := bytes.IndexByte(doc, ','); doc[0] == '{' && i > 0 {
+		out = append(out, append(append(bytes.Clone(doc[:i+1]), doc[1:i+1]...), doc[i+1:]...))
+	}
+	return out
+}
+
+// checkWalk checks that validDocument says true of doc only if decode
+// accepts it and the plan accepts its value (and so jsonschema does).
+func checkWalk(t *testing.T, raw []byte, s *Schema, doc []byte) {
+	t.Helper()
+	if !s.plan.validDocument(doc) {
+		return
+	}
+	v, err := decode(doc)
+	if err != nil {
+		t.Fatalf("schema %s, document %q: valid from its bytes, but decode refuses it: %v", raw, doc, err)
+	}
+	if !s.plan.valid(v) || s.compiled.Validate(v) != nil {
+		t.Fatalf("schema %s, document %q: valid from its bytes, but not decoded", raw, doc)
+	}
 }
 
 // gen makes schemas and documents from a fuzzer's bytes, each byte a

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -196,6 +197,50 @@ func TestPlanBundledSchemas(t *testing.T) {
 			if got, want := s.plan.valid(v), s.compiled.Validate(v) == nil; got != want {
 				t.Errorf("%v, document %s: plan says valid %v, jsonschema %v", tool.Tools, doc, got, want)
 			}
+		}
+	}
+}
+
+// validDocument accepts the common documents from their bytes, and
+// declines where the bytes are not the value, or decode would refuse.
+func TestValidDocument(t *testing.T) {
+	for _, c := range []struct {
+		schema, doc string
+		want        bool
+	}{
+		{`{"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false}`, ` {"message" : "hi"} `, true},
+		{`{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`, `{"message":"a\"b\n\u00e9","x":[1,{"y":null}]}`, true},
+		{`{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`, `{"n":2}`, true},
+		{`{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`, `{"n":0}`, false},
+		{`{"type":"object","properties":{"n":{"type":"integer"}}}`, `{"n":1.5}`, false},
+		{`{"type":"object","properties":{"s":{"enum":["a","b"]}}}`, `{"s":"b"}`, true},
+		// Escapes where the value matters: declined, though valid.
+		{`{"type":"object","properties":{"s":{"enum":["a","b"]}}}`, `{"s":"\u0062"}`, false},
+		{`{"type":"string","minLength":4}`, `"\u0041"`, false},
+		{`{"type":"string","maxLength":1}`, `"\u0041"`, false},
+		{`{"type":"string","minLength":1}`, "\"\xff\"", false},
+		// Names with escapes, repeated names, too many members.
+		{`{"type":"object"}`, `{"\u0061":1}`, false},
+		{`{"type":"object"}`, `{"a":1,"a":1}`, false},
+		{`{"type":"object"}`, `{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1,"j":1,"k":1,"l":1,"m":1,"n":1,"o":1,"p":1,"q":1}`, false},
+		// Not JSON, or not what decode accepts.
+		{`{"type":"object"}`, `{"a":1,}`, false},
+		{`{"type":"object"}`, `{"a":1} x`, false},
+		{`{"type":"object"}`, `{"a":1e401}`, false},
+		{`{"type":"object"}`, "{\"a\":\"\x01\"}", false},
+		{`{"type":"object"}`, `{"a":"\x"}`, false},
+		{`{"type":"object"}`, ``, false},
+		{`{"type":"object"}`, strings.Repeat(`{"a":`, 65) + "1" + strings.Repeat("}", 65), false},
+	} {
+		s := mustPlan(t, c.schema)
+		if got := s.plan.validDocument([]byte(c.doc)); got != c.want {
+			t.Errorf("schema %s, document %s: validDocument %v, want %v", c.schema, c.doc, got, c.want)
+		}
+		// Whatever validDocument says, Validate decides as jsonschema.
+		v, err := decode([]byte(c.doc))
+		want := err == nil && s.compiled.Validate(v) == nil
+		if got := s.Validate([]byte(c.doc)) == nil; got != want {
+			t.Errorf("schema %s, document %s: Validate says valid %v, jsonschema %v", c.schema, c.doc, got, want)
 		}
 	}
 }

@@ -121,8 +121,12 @@ func compileMessage(err error) string {
 //
 // A document its schema's plan accepts is valid without jsonschema; any
 // other goes to jsonschema, which decides and words the problems (see
-// plan.go).
+// plan.go). The plan first reads the document's bytes (walk.go), and only
+// when that declines is the document decoded.
 func (s *Schema) Validate(doc json.RawMessage) error {
+	if s.plan != nil && s.plan.validDocument(doc) {
+		return nil
+	}
 	v, err := decode(doc)
 	if err != nil {
 		return err
