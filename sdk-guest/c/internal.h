@@ -22,4 +22,8 @@ void wasmcp_writer_fail_(wasmcp_writer *w, const char *err);
 /* wasmcp_w_put_ appends s[0:n] to w verbatim. */
 void wasmcp_w_put_(wasmcp_writer *w, const char *s, size_t n);
 
+/* wasmcp_w_value_ writes json[0:n], which must be one JSON value, as the
+ * next value of w, without parsing it as wasmcp_w_raw does. */
+void wasmcp_w_value_(wasmcp_writer *w, const char *json, size_t n);
+
 #endif /* WASMCP_INTERNAL_H */

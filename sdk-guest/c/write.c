@@ -281,7 +281,11 @@ void wasmcp_w_raw(wasmcp_writer *w, const char *json, size_t n) {
         wasmcp_writer_fail_(w, "JSON writer: raw text is not one JSON value");
         return;
     }
-    if (value_start(w)) wasmcp_w_put_(w, v.ptr, v.len);
+    wasmcp_w_value_(w, v.ptr, v.len);
+}
+
+void wasmcp_w_value_(wasmcp_writer *w, const char *json, size_t n) {
+    if (value_start(w)) wasmcp_w_put_(w, json, n);
 }
 
 const char *wasmcp_writer_json(const wasmcp_writer *w, size_t *len) {

@@ -82,8 +82,9 @@ func TestHeaderConstants(t *testing.T) {
 	}
 }
 
-// TestUnit builds testdata/sdk_test.c natively and runs it.
-func TestUnit(t *testing.T) {
+// compiler returns the C compiler of the native tests: $CC, or cc.
+func compiler(t *testing.T) string {
+	t.Helper()
 	cc := os.Getenv("CC")
 	if cc == "" {
 		cc = "cc"
@@ -91,6 +92,12 @@ func TestUnit(t *testing.T) {
 	if _, err := exec.LookPath(cc); err != nil {
 		t.Fatalf("no C compiler (%s) to run the C SDK's unit tests: install one (make guest-toolchains installs clang) or set CC", cc)
 	}
+	return cc
+}
+
+// TestUnit builds testdata/sdk_test.c natively and runs it.
+func TestUnit(t *testing.T) {
+	cc := compiler(t)
 	bin := filepath.Join(t.TempDir(), "sdk_test")
 	args := append([]string{"-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-I..", "-o", bin, "testdata/sdk_test.c"}, sources...)
 	args = append(args, "-lm")
@@ -106,5 +113,23 @@ func TestUnit(t *testing.T) {
 	out, err = exec.Command(bin).CombinedOutput()
 	if err != nil || !strings.HasSuffix(string(out), "ok\n") {
 		t.Fatalf("C unit tests failed: %v\n%s", err, out)
+	}
+}
+
+// Call memory comes from the SDK's own blocks (wasmcp.c), inside which
+// AddressSanitizer would see no bounds: the SDK poisons what no allocation
+// owns, so that TestUnit's sanitizer run catches an overflow of call memory
+// as it would one of malloc's. testdata/overflow.c writes one byte past a
+// block, which the sanitizer must stop.
+func TestCallMemoryPoisoned(t *testing.T) {
+	cc := compiler(t)
+	bin := filepath.Join(t.TempDir(), "overflow")
+	args := append([]string{"-std=c11", "-g", "-fsanitize=address", "-I..", "-o", bin, "testdata/overflow.c"}, sources...)
+	if out, err := exec.Command(cc, append(args, "-lm")...).CombinedOutput(); err != nil {
+		t.Fatalf("%s cannot build with AddressSanitizer, which TestUnit relies on: %v\n%s", cc, err, out)
+	}
+	out, err := exec.Command(bin).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "use-after-poison") {
+		t.Fatalf("a write past a block of call memory went unreported: %v\n%s", err, out)
 	}
 }

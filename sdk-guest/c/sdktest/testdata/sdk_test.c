@@ -4,11 +4,13 @@
  * sdk-guest/c/sdktest/sdk_test.go. Exit status 0 when every check passed.
  */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "wasmcp.h"
+#include "internal.h"
 
 static int failures;
 
@@ -402,7 +404,65 @@ static void test_tools(void) {
     CHECK(wasmcp_describe_json(&len) == NULL);
 }
 
+/* Call memory is bump-allocated from kept blocks (wasmcp.c): blocks keep
+ * their contents until the reset, however many there are, a realloc keeps
+ * its prefix whether it grows in place or moves, and a reset makes the next
+ * call start where the last one did. */
+static void test_call_memory(void) {
+    wasmcp_call_reset_();
+    enum { N = 300, SIZE = 1000 }; /* several 64 KiB blocks */
+    unsigned char *p[N];
+    for (int i = 0; i < N; i++) {
+        p[i] = wasmcp_call_memory(SIZE);
+        CHECK(p[i] != NULL && (uintptr_t)p[i] % _Alignof(max_align_t) == 0);
+        memset(p[i], i & 0xff, SIZE);
+    }
+    int intact = 1;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < SIZE; j++)
+            if (p[i][j] != (i & 0xff)) intact = 0;
+    CHECK(intact);
+
+    /* The newest block grows in place; an older one moves, with its prefix. */
+    char *a = wasmcp_call_memory(10), *b = wasmcp_call_memory(10);
+    memcpy(a, "abcdefghi", 10);
+    memcpy(b, "123456789", 10);
+    char *b2 = wasmcp_call_realloc_(b, 100);
+    CHECK(b2 == b);
+    CHECK_STR(b2, "123456789");
+    char *a2 = wasmcp_call_realloc_(a, 100);
+    CHECK(a2 != a);
+    CHECK_STR(a2, "abcdefghi");
+    CHECK_STR(b2, "123456789");
+    char *shrunk = wasmcp_call_realloc_(a2, 4);
+    CHECK(shrunk == a2 && memcmp(shrunk, "abcd", 4) == 0);
+
+    /* Larger than a block: a block of its own. */
+    size_t big = (size_t)1 << 20;
+    char *huge = wasmcp_call_memory(big);
+    CHECK(huge != NULL);
+    if (huge) {
+        memset(huge, 'x', big);
+        CHECK(huge[0] == 'x' && huge[big - 1] == 'x');
+    }
+    CHECK(wasmcp_call_memory((size_t)-1 / 2 + 1) == NULL);
+
+    /* After a reset, a call starts at the start of the kept block. */
+    wasmcp_call_reset_();
+    void *first = wasmcp_call_memory(16);
+    wasmcp_call_reset_();
+    CHECK(wasmcp_call_memory(16) == first);
+    /* A call whose first block was large does not keep it. */
+    wasmcp_call_reset_();
+    wasmcp_call_memory(big);
+    wasmcp_call_reset_();
+    char *again = wasmcp_call_memory(16);
+    CHECK(again != NULL);
+    wasmcp_call_reset_();
+}
+
 int main(void) {
+    test_call_memory();
     test_parse();
     test_get();
     test_numbers();
