@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -264,5 +265,52 @@ func TestEnabledIsTheFormatters(t *testing.T) {
 	})
 	if h.Enabled(t.Context(), slog.LevelInfo) || !h.Enabled(t.Context(), slog.LevelWarn) {
 		t.Error("Enabled does not follow the formatting handler's level")
+	}
+}
+
+// deferred is a Deferred that counts how often its record is made.
+type deferred struct {
+	i    int
+	made atomic.Int32
+}
+
+func (d *deferred) Record() slog.Record {
+	d.made.Add(1)
+	r := slog.NewRecord(time.Time{}, slog.LevelInfo, "deferred", 0)
+	r.AddAttrs(slog.Int("i", d.i))
+	return r
+}
+
+// A Deferred's record is made once, when its batch is written, in its place
+// among the records handled before and after it; writing through, at once.
+func TestDeferredMadeWithItsBatch(t *testing.T) {
+	var r recorder
+	h := New(&r, time.Hour, text)
+	log := slog.New(h.WithAttrs([]slog.Attr{slog.String("c", "x")}))
+	log.Info("line", "i", 0)
+	d := &deferred{i: 1}
+	if err := log.Handler().(*Handler).HandleDeferred(d); err != nil {
+		t.Fatal(err)
+	}
+	log.Info("line", "i", 2)
+	if n := d.made.Load(); n != 0 || r.String() != "" {
+		t.Fatalf("before the batch: record made %d times, written %q", n, r.String())
+	}
+	if err := h.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := "level=INFO msg=line c=x i=0\nlevel=INFO msg=deferred c=x i=1\nlevel=INFO msg=line c=x i=2\n"
+	if got := r.String(); got != want || d.made.Load() != 1 {
+		t.Fatalf("after Flush: %q (record made %d times), want %q once", got, d.made.Load(), want)
+	}
+
+	var through recorder
+	h = New(&through, 0, text)
+	d = &deferred{i: 3}
+	if err := h.HandleDeferred(d); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := through.String(), "level=INFO msg=deferred i=3\n"; got != want || d.made.Load() != 1 {
+		t.Fatalf("writing through: %q (record made %d times), want %q once", got, d.made.Load(), want)
 	}
 }

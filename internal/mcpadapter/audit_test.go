@@ -17,6 +17,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/batchlog"
 	"github.com/wasmcp/wasmcp/internal/limits"
 )
 
@@ -98,32 +99,59 @@ func TestAuditLineFields(t *testing.T) {
 	h.call = func(context.Context, host.CallRequest) (*host.Result, error) {
 		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("hello")}, StructuredContent: json.RawMessage(`{"n":1}`)}}, nil
 	}
-	for _, logArgs := range []bool{false, true} {
-		a, log := auditedAdapter(t, h, Options{LogArgs: logArgs})
-		c := connect(t, a, legacy)
-		args := `{"secret":"hunter2"}`
-		if _, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(args)}); err != nil {
+	// batched: the audit goes through batchlog, as serve's does, whose
+	// records are made when their batch is written (auditLine).
+	for _, batched := range []bool{false, true} {
+		for _, logArgs := range []bool{false, true} {
+			checkAuditLine(t, h, batched, logArgs)
+		}
+	}
+}
+
+func checkAuditLine(t *testing.T, h Host, batched, logArgs bool) {
+	t.Helper()
+	a, log := auditedAdapter(t, h, Options{LogArgs: logArgs})
+	var batch *batchlog.Handler
+	if batched {
+		batch = batchlog.New(log, time.Hour, func(w io.Writer) slog.Handler {
+			return slog.NewJSONHandler(w, &slog.HandlerOptions{AddSource: true})
+		})
+		a.audit = slog.New(batch).With("component", "audit")
+	}
+	c := connect(t, a, legacy)
+	args := `{"secret":"hunter2"}`
+	if _, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(args)}); err != nil {
+		t.Fatal(err)
+	}
+	if batched {
+		if n := len(log.lines(t)); n != 0 {
+			t.Fatalf("batched: %d lines written before the batch", n)
+		}
+		if err := batch.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		line := log.last(t)
-		want := map[string]any{
-			"level": "INFO", "msg": "tool call", "session": "", "tool": "echo", "plugin": "plug", "sha256": "0000",
-			"duration_ms": 1.5, "outcome": "ok", "bytes_in": float64(len(args)), "bytes_out": float64(len("hello") + len(`{"n":1}`)),
+	}
+	line := log.last(t)
+	want := map[string]any{
+		"level": "INFO", "msg": "tool call", "session": "", "tool": "echo", "plugin": "plug", "sha256": "0000",
+		"duration_ms": 1.5, "outcome": "ok", "bytes_in": float64(len(args)), "bytes_out": float64(len("hello") + len(`{"n":1}`)),
+	}
+	for k, v := range want {
+		if line[k] != v {
+			t.Errorf("batched=%v logArgs=%v: %s = %v (%T), want %v", batched, logArgs, k, line[k], line[k], v)
 		}
-		for k, v := range want {
-			if line[k] != v {
-				t.Errorf("logArgs=%v: %s = %v (%T), want %v", logArgs, k, line[k], line[k], v)
-			}
-		}
-		if _, ok := line["time"]; !ok {
-			t.Errorf("logArgs=%v: no time in %v", logArgs, line)
-		}
-		if src, ok := line[slog.SourceKey]; ok {
-			t.Errorf("logArgs=%v: source %v: the audit line was made with a caller's PC", logArgs, src)
-		}
-		if got, ok := line["args"]; ok != logArgs || (logArgs && got != args) {
-			t.Errorf("logArgs=%v: args = %v (present %v)", logArgs, got, ok)
-		}
+	}
+	if _, ok := line["time"]; !ok {
+		t.Errorf("batched=%v logArgs=%v: no time in %v", batched, logArgs, line)
+	}
+	if src, ok := line[slog.SourceKey]; ok {
+		t.Errorf("batched=%v logArgs=%v: source %v: the audit line was made with a caller's PC", batched, logArgs, src)
+	}
+	if got, ok := line["args"]; ok != logArgs || (logArgs && got != args) {
+		t.Errorf("batched=%v logArgs=%v: args = %v (present %v)", batched, logArgs, got, ok)
+	}
+	if got := line["component"]; batched && got != "audit" {
+		t.Errorf("batched: component = %v, want audit", got)
 	}
 }
 
