@@ -52,21 +52,27 @@ func ofModule(fn func(*Module, context.Context, api.Module, []uint64)) api.GoMod
 
 // log implements wasmcp.log: (level, msg_ptr, msg_len) -> (). The message is
 // copied (truncated to abi.MaxLogSize) before the guest resumes, then given
-// to the call's LogFunc and to Options.Logger.
+// to the call's LogFunc and to Options.Logger. A line neither wants (a debug
+// line, say, with no LogFunc and the logger at info) is dropped before it is
+// copied: guests log such lines on every call, and with cold caches the
+// copy and the record took several microseconds of a call.
 func (m *Module) log(ctx context.Context, mod api.Module, stack []uint64) {
 	level := min(abi.LogLevel(api.DecodeU32(stack[0])), abi.LogEmergency)
 	ptr, n := api.DecodeU32(stack[1]), api.DecodeU32(stack[2])
 	// The whole region must lie in memory (ABI.md section 3), even the part
 	// that truncation drops; a guest passing a bad pointer has a bug worth
 	// failing the call for. The panic becomes a trap of this call.
-	if _, ok := mod.Memory().Read(ptr, n); !ok {
+	buf, ok := mod.Memory().Read(ptr, n)
+	if !ok {
 		panic(fmt.Errorf("%s.%s: message [%d, %d) outside memory of %d bytes",
 			abi.ImportModule, abi.ImportLog, ptr, uint64(ptr)+uint64(n), mod.Memory().Size()))
 	}
-	buf, _ := mod.Memory().Read(ptr, min(n, abi.MaxLogSize))
 	if n > abi.MaxLogSize {
-		buf = trimPartialRune(buf)
+		buf = trimPartialRune(buf[:abi.MaxLogSize])
 	}
+	// Outside a call (_initialize, describe) there is no call state: no
+	// limits, no LogFunc and no tool to name.
+	var st *callState
 	if in := instanceFrom(ctx); in != nil {
 		if ok, first := in.state.logs.allow(len(buf)); !ok {
 			if first {
@@ -76,17 +82,31 @@ func (m *Module) log(ctx context.Context, mod api.Module, stack []uint64) {
 			}
 			return
 		}
+		if in.state.tool != "" {
+			st = &in.state
+		}
+	}
+	var hook LogFunc
+	if st != nil && st.hooks != nil {
+		hook = st.hooks.Log
+	}
+	lvl := slogLevel(level)
+	logged := m.opts.Logger.Enabled(ctx, lvl)
+	if hook == nil && !logged {
+		return
 	}
 	msg := string(buf) // copies: the guest may reuse its memory at once
-
-	attrs := []slog.Attr{slog.String("plugin", m.name)}
-	if st := stateFrom(ctx); st != nil {
-		if st.hooks != nil && st.hooks.Log != nil {
-			st.hooks.Log(level, msg)
-		}
-		attrs = append(attrs, slog.String("tool", st.tool))
+	if hook != nil {
+		hook(level, msg)
 	}
-	m.opts.Logger.LogAttrs(ctx, slogLevel(level), msg, attrs...)
+	if !logged {
+		return
+	}
+	if st == nil {
+		m.opts.Logger.LogAttrs(ctx, lvl, msg, slog.String("plugin", m.name))
+		return
+	}
+	m.opts.Logger.LogAttrs(ctx, lvl, msg, slog.String("plugin", m.name), slog.String("tool", st.tool))
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence that truncation left
