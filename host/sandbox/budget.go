@@ -23,6 +23,9 @@ import (
 // classify reports ErrTimeout.
 type budget struct {
 	parent context.Context
+	// in is the instance running the call, which Value gives for
+	// instanceKey. run sets it once, before the guest runs.
+	in *instance
 
 	mu     sync.Mutex
 	stop   func() bool   // guarded by mu; stops the propagation of parent's cancellation, once Done set it up
@@ -147,5 +150,11 @@ func (b *budget) Err() error {
 	return b.err
 }
 
-// Value looks up key in the parent.
-func (b *budget) Value(key any) any { return b.parent.Value(key) }
+// Value is the instance running the call for instanceKey, and otherwise
+// the parent's value for key.
+func (b *budget) Value(key any) any {
+	if _, ok := key.(instanceKey); ok && b.in != nil {
+		return b.in
+	}
+	return b.parent.Value(key)
+}

@@ -181,7 +181,7 @@ func (m *Module) CallRead(ctx context.Context, tool string, args []byte, hooks *
 				abi.ExportAlloc, size, m.limitString())}
 		}
 		mem := in.mod.Memory()
-		if !mem.Write(ptr, []byte(tool)) || !mem.Write(ptr+uint32(len(tool)), args) {
+		if !mem.WriteString(ptr, tool) || !mem.Write(ptr+uint32(len(tool)), args) {
 			return &callError{ErrTrap, nil, fmt.Sprintf("%s(%d) returned %d, a region outside memory of %d bytes",
 				abi.ExportAlloc, size, ptr, mem.Size())}
 		}
@@ -214,8 +214,12 @@ func (m *Module) run(ctx context.Context, call callState, pool bool, fn func(con
 	}
 	in.memory.refused = false
 	in.state = call
-	guestCtx := withInstance(callCtx, in)
-	err = m.guard(callCtx, in, func() error { return fn(guestCtx, in) })
+	// The budget is the guest's context, and it carries the instance for
+	// the host functions (budget.Value): a context of its own would be
+	// another allocation, and another level for every lookup in the
+	// context, wazero's on every call into the guest included.
+	callCtx.in = in // set before the guest runs, and never again: no goroutine it starts sees a write
+	err = m.guard(callCtx, in, func() error { return fn(callCtx, in) })
 	in.state = callState{}
 	if err == nil && ctx.Err() != nil {
 		// Cancelled while the guest finished: nobody waits for the result
