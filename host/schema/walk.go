@@ -93,6 +93,14 @@ func (w *walker) literal(lit string) bool {
 	return true
 }
 
+// more reads what follows a member or an element: a comma (more is true)
+// or close (more is false); ok is false for anything else.
+func (w *walker) more(close byte) (more, ok bool) {
+	c := w.next()
+	w.pos++
+	return c == ',', c == ',' || c == close
+}
+
 // span is a name's bytes in the document.
 type span struct{ start, end int }
 
@@ -133,13 +141,10 @@ func (w *walker) object(n *node, depth int) bool {
 			if !w.value(sub, depth) {
 				return false
 			}
-			c := w.next()
-			w.pos++
-			if c == '}' {
-				break
-			}
-			if c != ',' {
+			if more, ok := w.more('}'); !ok {
 				return false
+			} else if !more {
+				break
 			}
 		}
 	}
@@ -182,13 +187,10 @@ func (w *walker) array(n *node, depth int) bool {
 				return false
 			}
 			count++
-			c := w.next()
-			w.pos++
-			if c == ']' {
-				break
-			}
-			if c != ',' {
+			if more, ok := w.more(']'); !ok {
 				return false
+			} else if !more {
+				break
 			}
 		}
 	}
