@@ -203,7 +203,7 @@ func hasDuplicate(t *testing.T, doc []byte) bool {
 // none of its values once reset for the pool.
 func TestParserReset(t *testing.T) {
 	doc := []byte(`[{"a":["x",{"b":"y"`)
-	p := &parser{doc: doc, src: string(doc)}
+	p := &parser{cursor: cursor{doc: doc}, src: string(doc)}
 	if _, ok := p.value(); ok {
 		t.Fatal("a truncated document was accepted")
 	}

@@ -16,13 +16,12 @@ const maxDepth = 10000
 // accepts and declines every other: it reports no errors, since the
 // reference words them.
 type parser struct {
-	doc []byte
+	cursor
 	// src is doc, copied once: the strings without escapes and the numbers
 	// are slices of it rather than a copy each. The copy lives as long as
 	// any of them: a validation for arguments, the compiled schema for a
 	// schema, whose document is small.
 	src   string
-	pos   int
 	depth int
 	// Scratch stacks of the elements and members of the arrays and objects
 	// being read, so that each is made once, at its size. buf is where a
@@ -75,15 +74,22 @@ func (p *parser) reset() {
 	p.elems, p.members = p.elems[:0], p.members[:0]
 }
 
-func (p *parser) space() { p.pos = skipSpace(p.doc, p.pos) }
+// cursor is a position in a document, shared by the one-pass parser and
+// the plan's byte walk (walk.go).
+type cursor struct {
+	doc []byte
+	pos int
+}
+
+func (c *cursor) space() { c.pos = skipSpace(c.doc, c.pos) }
 
 // next skips space and returns the byte after it, 0 at the end.
-func (p *parser) next() byte {
-	p.space()
-	if p.pos == len(p.doc) {
+func (c *cursor) next() byte {
+	c.space()
+	if c.pos == len(c.doc) {
 		return 0
 	}
-	return p.doc[p.pos]
+	return c.doc[c.pos]
 }
 
 // value reads a value. What follows it is for the caller to check.
@@ -106,11 +112,12 @@ func (p *parser) value() (any, bool) {
 	}
 }
 
-func (p *parser) literal(lit string) bool {
-	if len(p.doc)-p.pos < len(lit) || string(p.doc[p.pos:p.pos+len(lit)]) != lit {
+// literal reads lit, which must come next.
+func (c *cursor) literal(lit string) bool {
+	if len(c.doc)-c.pos < len(lit) || string(c.doc[c.pos:c.pos+len(lit)]) != lit {
 		return false
 	}
-	p.pos += len(lit)
+	c.pos += len(lit)
 	return true
 }
 

@@ -41,7 +41,7 @@ const (
 // validDocument reports whether doc is valid JSON that decode accepts and
 // whose value the plan n accepts; false means "not known", not "invalid".
 func (n *node) validDocument(doc []byte) bool {
-	w := walker{doc: doc}
+	w := walker{cursor{doc: doc}}
 	if !w.value(n, 0) {
 		return false
 	}
@@ -49,19 +49,7 @@ func (n *node) validDocument(doc []byte) bool {
 }
 
 // walker reads one document for validDocument.
-type walker struct {
-	doc []byte
-	pos int
-}
-
-// next skips space and returns the byte after it, 0 at the end.
-func (w *walker) next() byte {
-	w.pos = skipSpace(w.doc, w.pos)
-	if w.pos == len(w.doc) {
-		return 0
-	}
-	return w.doc[w.pos]
-}
+type walker struct{ cursor }
 
 // value reads a value and checks it against n, which may be nil: anything.
 func (w *walker) value(n *node, depth int) bool {
@@ -83,14 +71,6 @@ func (w *walker) value(n *node, depth int) bool {
 		return w.literal("null") && (n == nil || n.is(tNull) && n.enumsHave(nil))
 	}
 	return w.number(n)
-}
-
-func (w *walker) literal(lit string) bool {
-	if len(w.doc)-w.pos < len(lit) || string(w.doc[w.pos:w.pos+len(lit)]) != lit {
-		return false
-	}
-	w.pos += len(lit)
-	return true
 }
 
 // more reads what follows a member or an element: a comma (more is true)
