@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
 	"github.com/wasmcp/wasmcp/internal/coldbench"
@@ -45,15 +44,7 @@ func BenchmarkColdCall(b *testing.B) {
 		}
 	}
 	args := json.RawMessage(`{"message":"hello from the wasmcp bench"}`)
-	variants := []coldbench.Variant{{Name: "native", Call: func() {
-		var a struct {
-			Message string `json:"message"`
-		}
-		if err := json.Unmarshal(args, &a); err != nil {
-			b.Fatal(err)
-		}
-		nativeResult = &abi.Result{Content: []abi.Content{abi.Text("Echo: " + a.Message)}, StructuredContent: json.RawMessage(`{}`)}
-	}}}
+	variants := []coldbench.Variant{coldbench.NativeEcho(args)}
 	for _, name := range names {
 		if mods[name] == nil {
 			b.Fatalf("module %s is not built (run make plugins)", name)
@@ -81,6 +72,3 @@ func BenchmarkColdCall(b *testing.B) {
 	}
 	coldbench.Run(b, variants...)
 }
-
-// nativeResult keeps the baseline's result from being optimised away.
-var nativeResult *abi.Result

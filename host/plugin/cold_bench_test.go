@@ -12,9 +12,6 @@ import (
 	"github.com/wasmcp/wasmcp/internal/coldbench"
 )
 
-// coldSink keeps the baseline's result from being optimised away.
-var coldSink *abi.Result
-
 // BenchmarkColdStages takes a call of the WAT example's echo apart, each
 // stage with cold caches and TLBs (internal/coldbench), against the native
 // echo's work (encoding/json into a struct, and a result): validating the
@@ -46,15 +43,7 @@ func BenchmarkColdStages(b *testing.B) {
 	echo := p.byName["echo"]
 	discard := func([]byte) error { return nil }
 	coldbench.Run(b,
-		coldbench.Variant{Name: "native", Call: func() {
-			var a struct {
-				Message string `json:"message"`
-			}
-			if err := json.Unmarshal(args, &a); err != nil {
-				b.Fatal(err)
-			}
-			coldSink = &abi.Result{Content: []abi.Content{abi.Text("Echo: " + a.Message)}, StructuredContent: json.RawMessage(`{}`)}
-		}},
+		coldbench.NativeEcho(args),
 		coldbench.Variant{Name: "validate", Call: func() {
 			if err := echo.input.Validate(args); err != nil {
 				b.Fatal(err)

@@ -21,10 +21,13 @@
 package coldbench
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/wasmcp/wasmcp/abi"
 )
 
 // sweepSize is larger than the last-level cache of the machines the
@@ -108,3 +111,22 @@ func median(d []time.Duration) time.Duration {
 }
 
 func micros(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
+
+// NativeEcho is the baseline of the echo benchmarks, named "native": what
+// an echo written in Go does for a call, as bench/'s native go-sdk echo
+// does it. It decodes args, {"message": ...}, into a struct with
+// encoding/json and makes the result; it panics if args do not decode.
+func NativeEcho(args json.RawMessage) Variant {
+	return Variant{Name: "native", Call: func() {
+		var a struct {
+			Message string `json:"message"`
+		}
+		if err := json.Unmarshal(args, &a); err != nil {
+			panic(err)
+		}
+		nativeResult = &abi.Result{Content: []abi.Content{abi.Text("Echo: " + a.Message)}, StructuredContent: json.RawMessage(`{}`)}
+	}}
+}
+
+// nativeResult keeps NativeEcho's result from being optimised away.
+var nativeResult *abi.Result
