@@ -95,11 +95,15 @@ func guestRegion(mod api.Module, fn string, ptr, n uint32) []byte {
 
 // stateFrom returns the call state of the instance that called a host
 // function, or nil outside a call (during _initialize or describe).
-func stateFrom(ctx context.Context) *callState {
-	if in := instanceFrom(ctx); in != nil && in.state.tool != "" {
-		return &in.state
+func stateFrom(ctx context.Context) *callState { return instanceFrom(ctx).call() }
+
+// call returns in's call state, or nil for no instance or outside a call
+// (during _initialize or describe), when the state has no tool.
+func (in *instance) call() *callState {
+	if in == nil || in.state.tool == "" {
+		return nil
 	}
-	return nil
+	return &in.state
 }
 
 // progress implements wasmcp.progress.

@@ -82,9 +82,7 @@ func (m *Module) log(ctx context.Context, mod api.Module, stack []uint64) {
 			}
 			return
 		}
-		if in.state.tool != "" {
-			st = &in.state
-		}
+		st = in.call()
 	}
 	var hook LogFunc
 	if st != nil && st.hooks != nil {
