@@ -150,11 +150,25 @@ func (b *budget) Err() error {
 	return b.err
 }
 
-// Value is the instance running the call for instanceKey, and otherwise
-// the parent's value for key.
+// Value is the instance running the call for instanceKey, and nil for
+// every other key: the guest's context carries none of its caller's values.
+// wazero asks the context it calls the guest with for a value of its own on
+// every entry into the guest, twice a call, and a miss would walk the
+// caller's whole chain, a dozen objects under a go-sdk request, each cold
+// between requests. Host functions that hand a context to code outside the
+// sandbox (the logger, the client's requests) give it caller.
 func (b *budget) Value(key any) any {
 	if _, ok := key.(instanceKey); ok && b.in != nil {
 		return b.in
 	}
-	return b.parent.Value(key)
+	return nil
 }
+
+// caller is the budget with its caller's values: the context for code
+// outside the sandbox that a host function calls on the guest's behalf. It
+// is done when the budget is.
+func (b *budget) caller() context.Context { return callerContext{b} }
+
+type callerContext struct{ *budget }
+
+func (c callerContext) Value(key any) any { return c.parent.Value(key) }

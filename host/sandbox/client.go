@@ -188,7 +188,14 @@ func (m *Module) ask(ctx context.Context, st *callState, feature string, hook Re
 			feature, m.opts.Limits.ClientWait)
 	}
 
-	wctx, cancel := context.WithTimeout(ctx, st.waitLeft)
+	// The client's request is made in the caller's context: go-sdk finds
+	// there the request the guest is serving, to send its own on the same
+	// stream.
+	hctx := ctx
+	if st.budget != nil {
+		hctx = st.budget.caller()
+	}
+	wctx, cancel := context.WithTimeout(hctx, st.waitLeft)
 	if st.budget != nil {
 		st.budget.pause()
 		defer st.budget.resume()

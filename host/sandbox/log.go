@@ -74,6 +74,9 @@ func (m *Module) log(ctx context.Context, mod api.Module, stack []uint64) {
 	// limits, no LogFunc and no tool to name.
 	var st *callState
 	if in := instanceFrom(ctx); in != nil {
+		if b := in.state.budget; b != nil {
+			ctx = b.caller() // the logger may want the caller's values
+		}
 		if ok, first := in.state.logs.allow(len(buf)); !ok {
 			if first {
 				m.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "guest log lines dropped: over the limit of one call",
