@@ -45,15 +45,21 @@ const (
 	// roleNativeSDKStdio is roleNative over go-sdk's own stdio transport:
 	// what a Go developer gets without wasmcp.
 	roleNativeSDKStdio = "native-sdk-stdio"
+	// roleNativeTyped is roleNative's echo written with go-sdk's typed
+	// mcp.AddTool, its schema inferred from the argument struct: go-sdk then
+	// validates the arguments against it, as wasmcp does and as MCP asks of
+	// a server, where the low-level echo of roleNative checks nothing.
+	roleNativeTyped = "native-typed"
 )
 
 // echoSchema is the input schema of every echo in the bench, the one the
 // example guests declare.
 const echoSchema = `{"type":"object","properties":{"message":{"type":"string","description":"Message to echo."}},"required":["message"]}`
 
-// echoArgs are the arguments of echo.
+// echoArgs are the arguments of echo. For go-sdk's typed echo its schema
+// is inferred from them: the one the example guests declare.
 type echoArgs struct {
-	Message string `json:"message"`
+	Message string `json:"message" jsonschema:"Message to echo."`
 }
 
 // serveRole runs this process as the server role names until the client
@@ -67,6 +73,8 @@ func serveRole(role string) error {
 		return serveNative(ctx, mcpadapter.NewStdioTransport(os.Stdin, os.Stdout, 0))
 	case roleNativeSDKStdio:
 		return serveNative(ctx, &mcp.StdioTransport{})
+	case roleNativeTyped:
+		return serveTyped(ctx, mcpadapter.NewStdioTransport(os.Stdin, os.Stdout, 0))
 	}
 	return fmt.Errorf("unknown role %q", role)
 }
@@ -215,6 +223,30 @@ func serveHTTP(ctx context.Context, addr string, h http.Handler) error {
 		return err
 	}
 	return nil
+}
+
+// serveTyped serves echo written with go-sdk's typed mcp.AddTool over
+// stdio (roleNativeTyped).
+func serveTyped(ctx context.Context, stdio mcp.Transport) error {
+	s := mcp.NewServer(&mcp.Implementation{Name: "native-typed-echo", Version: "0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes back the input message."}, typedEcho)
+	ss, err := s.Connect(ctx, stdio, nil)
+	if err != nil {
+		return err
+	}
+	if err := ss.Wait(); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// typedEcho answers what nativeEcho answers: no output value, so that
+// go-sdk adds no structured content of its own.
+func typedEcho(_ context.Context, _ *mcp.CallToolRequest, args echoArgs) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: "Echo: " + args.Message}},
+		StructuredContent: json.RawMessage(`{}`),
+	}, nil, nil
 }
 
 func nativeEcho(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

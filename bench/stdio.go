@@ -41,7 +41,7 @@ func (v *stdioVariant) name() string { return v.server + " / " + v.client + " cl
 type stdioSpec struct {
 	server, client string
 	proc           string // process name: log and profile file names
-	role           string // roleRaw, roleNative, roleNativeSDKStdio, wasmcpHooked or wasmcpPlain
+	role           string // roleRaw, roleNative, roleNativeSDKStdio, roleNativeTyped, wasmcpHooked or wasmcpPlain
 	dir            string // plugin directory of the command
 }
 
@@ -93,6 +93,8 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		{"wasmcp, WAT echo", "go-sdk", "wasmcp-wat-sdk", wasmcpHooked, watDir},
 		{"wasmcp, C echo, plain binary (no hook)", "go-sdk", "plain-c-sdk", wasmcpPlain, cDir},
 		{"native go-sdk echo, go-sdk's stdio transport", "go-sdk", "native-sdkstdio-sdk", roleNativeSDKStdio, ""},
+		{"native go-sdk echo, typed (validates)", "raw", "typed-raw", roleNativeTyped, ""},
+		{"native go-sdk echo, typed (validates)", "go-sdk", "typed-sdk", roleNativeTyped, ""},
 	}
 	vs, stop, err := startVariants(ctx, e, specs)
 	defer stop()
@@ -349,6 +351,14 @@ func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
 		s.addRatio("c-over-native-cpu", "wasm C echo ÷ native go-sdk echo (server CPU per call)",
 			c, n, "", "less noisy than latency on a shared machine")
 	}
+	s.addRatio("c-over-typed", "wasm C echo ÷ go-sdk's typed echo, which validates its arguments as wasmcp does (p50, go-sdk client)",
+		p50("wasmcp-c-sdk"), p50("typed-sdk"), "", "a second baseline: what a validated native tool costs")
+	if c, n := cpus["wasmcp-c-sdk"], cpus["typed-sdk"]; c > 0 && n > 0 {
+		s.addRatio("c-over-typed-cpu", "wasm C echo ÷ go-sdk's typed echo (server CPU per call)",
+			c, n, "", "")
+	}
+	s.addRatio("typed-over-native", "go-sdk's typed echo ÷ its low-level echo (p50, go-sdk client)",
+		p50("typed-sdk"), p50("native-sdk"), "", "what go-sdk's validation costs")
 	s.addRatio("wat-over-native", "wasm WAT echo ÷ native go-sdk echo (p50, go-sdk client)",
 		p50("wasmcp-wat-sdk"), p50("native-sdk"), "", "a guest with almost no code: the host's own cost")
 	if w, n := cpus["wasmcp-wat-sdk"], cpus["native-sdk"]; w > 0 && n > 0 {
