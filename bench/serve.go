@@ -198,7 +198,12 @@ func serveNative(ctx context.Context, stdio mcp.Transport) error {
 	if addr := os.Getenv(httpEnv); addr != "" {
 		return serveHTTP(ctx, addr, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	}
-	ss, err := s.Connect(ctx, stdio, nil)
+	return serveSession(ctx, s, stdio)
+}
+
+// serveSession serves s over t until the client hangs up.
+func serveSession(ctx context.Context, s *mcp.Server, t mcp.Transport) error {
+	ss, err := s.Connect(ctx, t, nil)
 	if err != nil {
 		return err
 	}
@@ -230,14 +235,7 @@ func serveHTTP(ctx context.Context, addr string, h http.Handler) error {
 func serveTyped(ctx context.Context, stdio mcp.Transport) error {
 	s := mcp.NewServer(&mcp.Implementation{Name: "native-typed-echo", Version: "0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes back the input message."}, typedEcho)
-	ss, err := s.Connect(ctx, stdio, nil)
-	if err != nil {
-		return err
-	}
-	if err := ss.Wait(); err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
+	return serveSession(ctx, s, stdio)
 }
 
 // typedEcho answers what nativeEcho answers: no output value, so that

@@ -347,24 +347,23 @@ func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
 		p50("wasmcp-c-sdk"), p50("native-sdk"), "≤ 1.10", "stdio round trip")
 	s.addRatio("go-over-native", "wasm Go echo ÷ native go-sdk echo (p50, go-sdk client)",
 		p50("wasmcp-go-sdk"), p50("native-sdk"), "≤ 1.10", "stdio round trip")
-	if c, n := cpus["wasmcp-c-sdk"], cpus["native-sdk"]; c > 0 && n > 0 {
-		s.addRatio("c-over-native-cpu", "wasm C echo ÷ native go-sdk echo (server CPU per call)",
-			c, n, "", "less noisy than latency on a shared machine")
+	// cpuRatio adds a ratio of server CPU when both rows measured one.
+	cpuRatio := func(key, title, proc, base, note string) {
+		if c, n := cpus[proc], cpus[base]; c > 0 && n > 0 {
+			s.addRatio(key, title, c, n, "", note)
+		}
 	}
+	cpuRatio("c-over-native-cpu", "wasm C echo ÷ native go-sdk echo (server CPU per call)",
+		"wasmcp-c-sdk", "native-sdk", "less noisy than latency on a shared machine")
 	s.addRatio("c-over-typed", "wasm C echo ÷ go-sdk's typed echo, which validates its arguments as wasmcp does (p50, go-sdk client)",
 		p50("wasmcp-c-sdk"), p50("typed-sdk"), "", "a second baseline: what a validated native tool costs")
-	if c, n := cpus["wasmcp-c-sdk"], cpus["typed-sdk"]; c > 0 && n > 0 {
-		s.addRatio("c-over-typed-cpu", "wasm C echo ÷ go-sdk's typed echo (server CPU per call)",
-			c, n, "", "")
-	}
+	cpuRatio("c-over-typed-cpu", "wasm C echo ÷ go-sdk's typed echo (server CPU per call)", "wasmcp-c-sdk", "typed-sdk", "")
 	s.addRatio("typed-over-native", "go-sdk's typed echo ÷ its low-level echo (p50, go-sdk client)",
 		p50("typed-sdk"), p50("native-sdk"), "", "what go-sdk's validation costs")
 	s.addRatio("wat-over-native", "wasm WAT echo ÷ native go-sdk echo (p50, go-sdk client)",
 		p50("wasmcp-wat-sdk"), p50("native-sdk"), "", "a guest with almost no code: the host's own cost")
-	if w, n := cpus["wasmcp-wat-sdk"], cpus["native-sdk"]; w > 0 && n > 0 {
-		s.addRatio("wat-over-native-cpu", "wasm WAT echo ÷ native go-sdk echo (server CPU per call)",
-			w, n, "", "the host's own cost")
-	}
+	cpuRatio("wat-over-native-cpu", "wasm WAT echo ÷ native go-sdk echo (server CPU per call)",
+		"wasmcp-wat-sdk", "native-sdk", "the host's own cost")
 	s.addRatio("wasmcp-over-floor", "wasmcp (C echo, go-sdk client) ÷ raw JSON-RPC floor (p50)",
 		p50("wasmcp-c-sdk"), p50("raw-raw"), "≤ 3", "stdio round trip")
 	s.addRatio("wasmcp-over-floor-same-client", "wasmcp (C echo) ÷ raw JSON-RPC echo, both with the go-sdk client (p50)",
