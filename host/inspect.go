@@ -12,6 +12,7 @@ import (
 	"github.com/wasmcp/wasmcp/host/plugin"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/registry"
+	"github.com/wasmcp/wasmcp/host/sandbox"
 	"github.com/wasmcp/wasmcp/host/watcher"
 )
 
@@ -75,15 +76,18 @@ func Inspect(ctx context.Context, cfg Config, path string) (*Report, error) {
 	}
 	defer h.Close(ctx)
 
-	r := &Report{Path: abs, SHA256: digest(wasm), Size: int64(len(wasm))}
+	r := &Report{Path: abs, SHA256: hexDigest(sandbox.Sum(wasm)), Size: int64(len(wasm))}
 	// In locked-down mode the module is checked as serve would check it;
 	// a refusal is the report's problem.
 	if wasm, err = h.readModule(abs); err != nil {
 		r.Problem = err.Error()
 		return r, nil
 	}
-	r.SHA256, r.Size = digest(wasm), int64(len(wasm))
-	p, err := plugin.Load(ctx, abs, wasm, h.pluginOptions(abs))
+	sum := sandbox.Sum(wasm)
+	r.SHA256, r.Size = hexDigest(sum), int64(len(wasm))
+	opts := h.pluginOptions(abs)
+	opts.Sandbox.Digest = &sum
+	p, err := plugin.Load(ctx, abs, wasm, opts)
 	if err != nil {
 		r.Problem = err.Error()
 		return r, nil

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/wasmcp/wasmcp/host/plugin"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/registry"
+	"github.com/wasmcp/wasmcp/host/sandbox"
 	"github.com/wasmcp/wasmcp/host/trust"
 	"github.com/wasmcp/wasmcp/host/watcher"
 )
@@ -253,12 +253,15 @@ func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot[*modu
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	if cur, ok := s.Plugin(pluginName(path)); ok && cur.Path() == path && cur.SHA256() == digest(wasm) &&
+	sum := sandbox.Sum(wasm) // once: the sandbox keys its compiled code by it too
+	if cur, ok := s.Plugin(pluginName(path)); ok && cur.Path() == path && cur.SHA256() == hexDigest(sum) &&
 		cur.generation == h.generation {
 		h.log.Debug("plugin unchanged; not reloaded", "file", path)
 		return nil, nil
 	}
-	p, err := plugin.Load(ctx, path, wasm, h.pluginOptions(path))
+	opts := h.pluginOptions(path)
+	opts.Sandbox.Digest = &sum
+	p, err := plugin.Load(ctx, path, wasm, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -293,8 +296,8 @@ func (h *Host) loadFailed(ctx context.Context, path string, err error, s *regist
 // pluginName is the name plugin.Load gives the module at path.
 func pluginName(path string) string { return strings.TrimSuffix(filepath.Base(path), ".wasm") }
 
-// digest is the hex SHA-256 of b, as plugin.Plugin.SHA256 reports it.
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
+// hexDigest is d in hex, as plugin.Plugin.SHA256 reports it.
+func hexDigest(d sandbox.Digest) string {
+	sum := d.SHA256()
 	return hex.EncodeToString(sum[:])
 }

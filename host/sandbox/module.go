@@ -51,6 +51,8 @@ type Module struct {
 // the module in errors and logs.
 func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Module, error) {
 	opts = opts.withDefaults()
+	key := keyOf(wasm, opts.Digest)
+	opts.Digest = nil // it points into wasm, which the module must not keep alive
 	m := &Module{name: name, opts: opts, runtime: opts.Runtime, config: opts.moduleConfig(),
 		running: map[*instance]struct{}{}}
 	if m.runtime == nil {
@@ -60,7 +62,7 @@ func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Modu
 		}
 		m.runtime, m.ownsRuntime = r, true
 	}
-	if err := m.compile(ctx, wasm); err != nil {
+	if err := m.compile(ctx, wasm, key); err != nil {
 		m.release(ctx)
 		return nil, fmt.Errorf("compile %s: %w", name, err)
 	}
@@ -77,9 +79,9 @@ func (m *Module) release(ctx context.Context) {
 	}
 }
 
-func (m *Module) compile(ctx context.Context, wasm []byte) error {
+func (m *Module) compile(ctx context.Context, wasm []byte, key [sha256.Size]byte) error {
 	var err error
-	if m.code, err = m.runtime.compile(ctx, wasm); err != nil {
+	if m.code, err = m.runtime.compile(ctx, wasm, key); err != nil {
 		return err
 	}
 	m.compiled = m.code.code
