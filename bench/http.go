@@ -107,6 +107,11 @@ func runHTTP(ctx context.Context, e *env) (*section, error) {
 			return e.benchServer("http-native", roleNative, httpEnv+"="+addr)
 		})
 	}
+	if err == nil {
+		err = start(fmt.Sprintf("native go-sdk echo, GOGC=%d as wasmcp serve", serveGOGC), func(addr string) (*proc, error) {
+			return e.benchServer("http-native-gc", roleNative, httpEnv+"="+addr, serveGOGCEnv)
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +192,8 @@ func runHTTP(ctx context.Context, e *env) (*section, error) {
 		rate := func(proc string) float64 { return rates[fmt.Sprintf("%s/%s/%d", proc, kind, top)] }
 		s.addRatio("http-over-native-"+kind, fmt.Sprintf("HTTP throughput at %d %s clients, wasmcp ÷ native go-sdk", top, kind),
 			rate("http-wasmcp-c"), rate("http-native"), "≥ 0.9", "calls/s")
+		s.addRatio("http-over-native-gc-"+kind, fmt.Sprintf("HTTP throughput at %d %s clients, wasmcp ÷ native go-sdk with GOGC=%d", top, kind, serveGOGC),
+			rate("http-wasmcp-c"), rate("http-native-gc"), "", "GC set alike")
 		if r := rate("http-ts"); r > 0 {
 			s.addRatio("http-over-ts-"+kind, fmt.Sprintf("HTTP throughput at %d %s clients, wasmcp ÷ TypeScript SDK", top, kind),
 				rate("http-wasmcp-c"), r, "≥ 3", "calls/s")

@@ -52,6 +52,15 @@ const (
 	roleNativeTyped = "native-typed"
 )
 
+// serveGOGC is the GOGC wasmcp serve runs with unless the environment sets
+// one (serverGCPercent in cmd/wasmcp). The baselines run with Go's default,
+// as a Go developer's server would, and once more with it, so that what the
+// setting gains is not read as the sandbox's.
+const (
+	serveGOGC    = 400
+	serveGOGCEnv = "GOGC=400"
+)
+
 // echoSchema is the input schema of every echo in the bench, the one the
 // example guests declare.
 const echoSchema = `{"type":"object","properties":{"message":{"type":"string","description":"Message to echo."}},"required":["message"]}`

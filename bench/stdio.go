@@ -43,6 +43,7 @@ type stdioSpec struct {
 	proc           string // process name: log and profile file names
 	role           string // roleRaw, roleNative, roleNativeSDKStdio, roleNativeTyped, wasmcpHooked or wasmcpPlain
 	dir            string // plugin directory of the command
+	env            []string
 }
 
 // The wasmcp command as a stdioSpec role: with the bench's hook (see
@@ -81,20 +82,21 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		return nil, err
 	}
 	specs := []stdioSpec{
-		{"raw JSON-RPC echo", "raw", "raw-raw", roleRaw, ""},
-		{"raw JSON-RPC echo", "go-sdk", "raw-sdk", roleRaw, ""},
-		{"native go-sdk echo", "raw", "native-raw", roleNative, ""},
-		{"native go-sdk echo", "go-sdk", "native-sdk", roleNative, ""},
-		{"wasmcp, C echo", "raw", "wasmcp-c-raw", wasmcpHooked, cDir},
-		{"wasmcp, C echo", "go-sdk", "wasmcp-c-sdk", wasmcpHooked, cDir},
-		{"wasmcp, Go echo", "raw", "wasmcp-go-raw", wasmcpHooked, goDir},
-		{"wasmcp, Go echo", "go-sdk", "wasmcp-go-sdk", wasmcpHooked, goDir},
-		{"wasmcp, WAT echo", "raw", "wasmcp-wat-raw", wasmcpHooked, watDir},
-		{"wasmcp, WAT echo", "go-sdk", "wasmcp-wat-sdk", wasmcpHooked, watDir},
-		{"wasmcp, C echo, plain binary (no hook)", "go-sdk", "plain-c-sdk", wasmcpPlain, cDir},
-		{"native go-sdk echo, go-sdk's stdio transport", "go-sdk", "native-sdkstdio-sdk", roleNativeSDKStdio, ""},
-		{"native go-sdk echo, typed (validates)", "raw", "typed-raw", roleNativeTyped, ""},
-		{"native go-sdk echo, typed (validates)", "go-sdk", "typed-sdk", roleNativeTyped, ""},
+		{"raw JSON-RPC echo", "raw", "raw-raw", roleRaw, "", nil},
+		{"raw JSON-RPC echo", "go-sdk", "raw-sdk", roleRaw, "", nil},
+		{"native go-sdk echo", "raw", "native-raw", roleNative, "", nil},
+		{"native go-sdk echo", "go-sdk", "native-sdk", roleNative, "", nil},
+		{"wasmcp, C echo", "raw", "wasmcp-c-raw", wasmcpHooked, cDir, nil},
+		{"wasmcp, C echo", "go-sdk", "wasmcp-c-sdk", wasmcpHooked, cDir, nil},
+		{"wasmcp, Go echo", "raw", "wasmcp-go-raw", wasmcpHooked, goDir, nil},
+		{"wasmcp, Go echo", "go-sdk", "wasmcp-go-sdk", wasmcpHooked, goDir, nil},
+		{"wasmcp, WAT echo", "raw", "wasmcp-wat-raw", wasmcpHooked, watDir, nil},
+		{"wasmcp, WAT echo", "go-sdk", "wasmcp-wat-sdk", wasmcpHooked, watDir, nil},
+		{"wasmcp, C echo, plain binary (no hook)", "go-sdk", "plain-c-sdk", wasmcpPlain, cDir, nil},
+		{"native go-sdk echo, go-sdk's stdio transport", "go-sdk", "native-sdkstdio-sdk", roleNativeSDKStdio, "", nil},
+		{"native go-sdk echo, typed (validates)", "raw", "typed-raw", roleNativeTyped, "", nil},
+		{"native go-sdk echo, typed (validates)", "go-sdk", "typed-sdk", roleNativeTyped, "", nil},
+		{fmt.Sprintf("native go-sdk echo, GOGC=%d as wasmcp serve", serveGOGC), "go-sdk", "native-gc-sdk", roleNative, "", []string{serveGOGCEnv}},
 	}
 	vs, stop, err := startVariants(ctx, e, specs)
 	defer stop()
@@ -215,7 +217,7 @@ func startVariants(ctx context.Context, e *env, specs []stdioSpec) (vs []*stdioV
 				p, err = e.newProc(s.proc, false, nil, bin, args...)
 			}
 		default:
-			p, err = e.benchServer(s.proc, s.role)
+			p, err = e.benchServer(s.proc, s.role, s.env...)
 		}
 		if err != nil {
 			return vs, stop, err
@@ -355,6 +357,10 @@ func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
 	}
 	cpuRatio("c-over-native-cpu", "wasm C echo ÷ native go-sdk echo (server CPU per call)",
 		"wasmcp-c-sdk", "native-sdk", "less noisy than latency on a shared machine")
+	s.addRatio("c-over-native-gc", fmt.Sprintf("wasm C echo ÷ native go-sdk echo with wasmcp serve's GOGC=%d (p50, go-sdk client)", serveGOGC),
+		p50("wasmcp-c-sdk"), p50("native-gc-sdk"), "", "the sandbox's share, GC set alike")
+	cpuRatio("c-over-native-gc-cpu", fmt.Sprintf("wasm C echo ÷ native go-sdk echo with GOGC=%d (server CPU per call)", serveGOGC),
+		"wasmcp-c-sdk", "native-gc-sdk", "")
 	s.addRatio("c-over-typed", "wasm C echo ÷ go-sdk's typed echo, which validates its arguments as wasmcp does (p50, go-sdk client)",
 		p50("wasmcp-c-sdk"), p50("typed-sdk"), "", "a second baseline: what a validated native tool costs")
 	cpuRatio("c-over-typed-cpu", "wasm C echo ÷ go-sdk's typed echo (server CPU per call)", "wasmcp-c-sdk", "typed-sdk", "")

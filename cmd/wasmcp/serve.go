@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -152,6 +153,7 @@ module is closed. The exit status is 0 for such a stop.`,
 					LogArgs:  admission.logArgs,
 				},
 			}
+			tuneGC()
 			s.operator.Store(operator)
 			s.adapter.Limits.PerPlugin = pluginLimits(&s.operator)
 			if httpf.addr != "" {
@@ -344,4 +346,21 @@ func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter, too
 	}
 	s.logger.Info("stopping on signal")
 	return nil
+}
+
+// serverGCPercent is serve's GOGC unless the environment sets one. A
+// tools/call leaves tens of kilobytes of garbage (go-sdk decodes each
+// request with two fresh 32 KB buffers; over HTTP ~200 KB), while a server's
+// live heap is a megabyte or a few: at Go's default of 100 the collector
+// ran every ~40 stdio calls and took ~20 µs of CPU a call. At 400 it runs a
+// quarter as often, for a heap target five times the live heap instead of
+// twice (16 MB at least instead of 4).
+const serverGCPercent = 400
+
+// tuneGC sets serverGCPercent unless GOGC is in the environment, where an
+// operator's choice wins.
+func tuneGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(serverGCPercent)
+	}
 }
