@@ -85,9 +85,7 @@ func Inspect(ctx context.Context, cfg Config, path string) (*Report, error) {
 	}
 	sum := sandbox.Sum(wasm)
 	r.SHA256, r.Size = hexDigest(sum), int64(len(wasm))
-	opts := h.pluginOptions(abs)
-	opts.Sandbox.Digest = &sum
-	p, err := plugin.Load(ctx, abs, wasm, opts)
+	p, err := plugin.Load(ctx, abs, wasm, h.pluginOptions(abs, &sum))
 	if err != nil {
 		r.Problem = err.Error()
 		return r, nil

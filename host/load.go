@@ -259,9 +259,7 @@ func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot[*modu
 		h.log.Debug("plugin unchanged; not reloaded", "file", path)
 		return nil, nil
 	}
-	opts := h.pluginOptions(path)
-	opts.Sandbox.Digest = &sum
-	p, err := plugin.Load(ctx, path, wasm, opts)
+	p, err := plugin.Load(ctx, path, wasm, h.pluginOptions(path, &sum))
 	if err != nil {
 		return nil, err
 	}

@@ -31,10 +31,12 @@ func (h *Host) readModule(path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-// pluginOptions are the options of the module at path: the Host's, with the
-// policy's limits for its name and its permissions decided by the policy.
-func (h *Host) pluginOptions(path string) plugin.Options {
+// pluginOptions are the options of the module at path, whose bytes have the
+// digest sum: the Host's, with the policy's limits for its name and its
+// permissions decided by the policy.
+func (h *Host) pluginOptions(path string, sum *sandbox.Digest) plugin.Options {
 	opts := h.opts
+	opts.Sandbox.Digest = sum
 	name := pluginName(path)
 	l := h.cfg.policy.Limits(name)
 	if l.Memory > 0 {
