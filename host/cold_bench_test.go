@@ -27,11 +27,8 @@ import (
 // WASMCP_COLD_MODULES adds modules, comma-separated paths, each serving an
 // echo, to compare builds of a guest in one run.
 func BenchmarkColdCall(b *testing.B) {
-	mods, ok, err := sandboxtest.Built()
-	if err != nil || !ok {
-		b.Fatalf("the example modules are not built (run make plugins): %v", err)
-	}
 	names := []string{"examples-wat", "examples-c", "examples-rust", "examples-as", "everything"}
+	mods := sandboxtest.MustBuilt(b, names...)
 	if extra := os.Getenv("WASMCP_COLD_MODULES"); extra != "" {
 		for _, path := range strings.Split(extra, ",") {
 			wasm, err := os.ReadFile(path)
@@ -46,9 +43,6 @@ func BenchmarkColdCall(b *testing.B) {
 	args := json.RawMessage(`{"message":"hello from the wasmcp bench"}`)
 	variants := []coldbench.Variant{coldbench.NativeEcho(args)}
 	for _, name := range names {
-		if mods[name] == nil {
-			b.Fatalf("module %s is not built (run make plugins)", name)
-		}
 		dir := b.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, name+".wasm"), mods[name], 0o644); err != nil {
 			b.Fatal(err)

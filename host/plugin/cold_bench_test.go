@@ -24,10 +24,7 @@ import (
 // "sandbox-quiet" calls get-sum, which logs nothing, beside "sandbox"'s
 // echo: their difference is what the log line costs the host.
 func BenchmarkColdStages(b *testing.B) {
-	mods, ok, err := sandboxtest.Built()
-	if err != nil || !ok || mods["examples-wat"] == nil {
-		b.Fatalf("the WAT example is not built (run make plugins): %v", err)
-	}
+	mods := sandboxtest.MustBuilt(b, "examples-wat")
 	ctx := context.Background()
 	p, err := Load(ctx, "plugins/examples-wat.wasm", mods["examples-wat"], Options{Sandbox: sandbox.Options{Logger: slog.New(slog.DiscardHandler)}})
 	if err != nil {

@@ -24,10 +24,7 @@ import (
 // "quiet-deep" ÷ "quiet" near 1 says that the guest's context does not walk
 // its caller's (budget.Value): wazero asks it for a value on every entry.
 func BenchmarkColdCall(b *testing.B) {
-	mods, ok, err := sandboxtest.Built()
-	if err != nil || !ok || mods["examples-wat"] == nil || mods["examples-c"] == nil {
-		b.Fatalf("the WAT and C examples are not built (run make plugins): %v", err)
-	}
+	mods := sandboxtest.MustBuilt(b, "examples-wat", "examples-c")
 	ctx := context.Background()
 	opts := Options{Logger: slog.New(slog.DiscardHandler)}
 	wat, err := Compile(ctx, "wat", mods["examples-wat"], opts)

@@ -105,10 +105,7 @@ func echoAdapter(b *testing.B) *Adapter {
 
 // guestHost is a host serving one of the modules `make plugins` builds.
 func guestHost(b *testing.B, module string) *host.Host {
-	mods, ok, err := sandboxtest.Built()
-	if err != nil || !ok || mods[module] == nil {
-		b.Fatalf("module %s is not built (run make plugins): %v", module, err)
-	}
+	mods := sandboxtest.MustBuilt(b, module)
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, module+".wasm"), mods[module], 0o644); err != nil {
 		b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"testing"
 )
 
 // Built returns the guest modules `make plugins` builds, keyed by file name
@@ -50,6 +51,22 @@ func Built() (mods map[string][]byte, ok bool, err error) {
 		ok = ok || named
 	}
 	return mods, ok || len(mods) > 0, nil
+}
+
+// MustBuilt returns Built's modules, and fails tb, saying to run `make
+// plugins`, when they are not built or when any of names is not among them.
+func MustBuilt(tb testing.TB, names ...string) map[string][]byte {
+	tb.Helper()
+	mods, ok, err := Built()
+	if err != nil || !ok {
+		tb.Fatalf("guest modules not built (run `make plugins`): %v", err)
+	}
+	for _, name := range names {
+		if mods[name] == nil {
+			tb.Fatalf("module %s is not built (run `make plugins`)", name)
+		}
+	}
+	return mods
 }
 
 // moduleRoot is the nearest directory above the working directory that

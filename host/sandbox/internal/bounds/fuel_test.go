@@ -347,10 +347,7 @@ func TestInstrumentRefuses(t *testing.T) {
 // TestInstrumentBuiltGuests instruments the modules `make plugins` builds,
 // from Go, C, Rust, AssemblyScript and WAT: wazero must accept each.
 func TestInstrumentBuiltGuests(t *testing.T) {
-	mods, ok, err := sandboxtest.Built()
-	if err != nil || !ok {
-		t.Fatalf("guest modules not built (run `make plugins`): %v", err)
-	}
+	mods := sandboxtest.MustBuilt(t)
 	// wazero's interpreter validates as its compiler does, in a fraction
 	// of the time.
 	ctx := context.Background()
@@ -374,10 +371,7 @@ func TestInstrumentBuiltGuests(t *testing.T) {
 // BenchmarkInstrument instruments the largest module `make plugins` builds
 // (a Go guest of a few MB), what every load of such a module pays.
 func BenchmarkInstrument(b *testing.B) {
-	mods, ok, err := sandboxtest.Built()
-	if err != nil || !ok {
-		b.Fatalf("guest modules not built (run `make plugins`): %v", err)
-	}
+	mods := sandboxtest.MustBuilt(b)
 	var wasm []byte
 	for _, m := range mods {
 		if len(m) > len(wasm) {
