@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -179,6 +180,17 @@ func (c *stdioConn) readLoop() {
 		if err != nil {
 			c.deliver(readResult{err: err})
 			return
+		}
+		if br.Buffered() == 0 {
+			// Let the goroutine deliver woke run here first. Go does not
+			// hand a goroutine's processor on when it blocks in a system
+			// call, so the next read would leave the message's handler
+			// queued on this processor until a thread woken for it (on a
+			// virtual machine, a halted CPU) steals it: in the execution
+			// traces of the benchmark, a median 16 µs from delivery to the
+			// handler's start, 8 µs with the yield. The read this
+			// goroutine makes afterwards is off the request's path.
+			runtime.Gosched()
 		}
 	}
 }
