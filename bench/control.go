@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 )
 
@@ -74,6 +75,7 @@ type benchHeapStats struct {
 //	begin allocs PREFIX   also profile its allocations: PREFIX.allocs-begin.pprof
 //	                      now, PREFIX.allocs-end.pprof at end (compare them
 //	                      with pprof -base)
+//	begin trace PREFIX    also write an execution trace of it to PREFIX.trace
 //	end                   end the window; answers the benchMemDelta as JSON
 //	heap [PATH]           collect garbage; answer benchHeapStats, write the
 //	                      heap profile to PATH; end the start-up CPU profile
@@ -82,6 +84,7 @@ type benchHeapStats struct {
 type benchController struct {
 	start   runtime.MemStats
 	cpu     *os.File // CPU profile of the window, or of the start-up
+	trace   *os.File // execution trace of the window
 	allocs  string   // prefix of the window's allocation profiles
 	oldRate int
 }
@@ -114,6 +117,16 @@ func (c *benchController) do(args []string, reply *any) error {
 			return err
 		}
 		c.cpu = f
+	case args[0] == "begin" && len(args) == 3 && args[1] == "trace":
+		f, err := os.Create(args[2] + ".trace")
+		if err != nil {
+			return err
+		}
+		if err := trace.Start(f); err != nil {
+			f.Close()
+			return err
+		}
+		c.trace = f
 	case args[0] == "begin" && len(args) == 3 && args[1] == "allocs":
 		c.oldRate, runtime.MemProfileRate = runtime.MemProfileRate, benchMemProfileRate
 		c.allocs = args[2]
@@ -125,6 +138,11 @@ func (c *benchController) do(args []string, reply *any) error {
 		runtime.ReadMemStats(&end)
 		*reply = benchMemDelta{Mallocs: end.Mallocs - c.start.Mallocs, Bytes: end.TotalAlloc - c.start.TotalAlloc, GCs: end.NumGC - c.start.NumGC}
 		c.stopCPU()
+		if c.trace != nil {
+			trace.Stop()
+			c.trace.Close()
+			c.trace = nil
+		}
 		if c.allocs != "" {
 			// Written at the same rate as the begin profile, so that the
 			// samples before the window scale alike in both and cancel out.

@@ -103,7 +103,7 @@ func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	exp := fs.String("exp", "all", "experiments to run: all, or a comma-separated list of stdio, deadline, reload, scale, http")
 	fs.IntVar(&o.n, "n", 0, "repetitions per experiment (0: each experiment's default)")
-	fs.StringVar(&o.profile, "profile", "", "write pprof CPU and allocation profiles of the stdio servers to this `dir`ectory")
+	fs.StringVar(&o.profile, "profile", "", "write pprof CPU and allocation profiles and execution traces of the stdio servers to this `dir`ectory")
 	fs.IntVar(&o.modules, "modules", 1000, "modules generated for the scale experiment")
 	fs.IntVar(&o.perMod, "tools-per-module", 10, "tools in each generated module of the scale experiment")
 	fs.StringVar(&o.protocol, "protocol", "2025-11-25", "MCP protocol version the go-sdk clients ask for")

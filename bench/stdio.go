@@ -148,45 +148,80 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		if e.opts.quick {
 			profileCalls = n
 		}
-		if err := profileStdio(ctx, e, []stdioSpec{specs[3], specs[5], specs[7]}, profileCalls); err != nil {
+		profiled := []stdioSpec{specs[3], specs[5], specs[7], specs[9], specs[13]}
+		splits, err := profileStdio(ctx, e, profiled, profileCalls)
+		if err != nil {
 			return nil, err
 		}
 		s.Notes = append(s.Notes, fmt.Sprintf("Profiles in %s, of fresh server processes after the timed runs (so that "+
 			"profiling does not slow them): NAME.cpu.pprof covers %d back-to-back calls; "+
 			"`go tool pprof -sample_index=alloc_space -base NAME.allocs-begin.pprof NAME.allocs-end.pprof` shows "+
-			"the allocations of %[2]d more (sampled every %d bytes).", e.opts.profile, profileCalls, benchMemProfileRate))
+			"the allocations of %[2]d more (sampled every %d bytes); NAME.trace is an execution trace of %[2]d more, "+
+			"split in the table below.", e.opts.profile, profileCalls, benchMemProfileRate))
+		splitReport(s, profiled, splits)
 	}
 	return s, nil
 }
 
 // profileStdio runs calls calls of each variant of specs with its server
-// profiled, into the -profile directory.
-func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) error {
+// profiled, into the -profile directory, and returns the split of each
+// one's execution trace by process name.
+func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) (map[string]callSplit, error) {
 	vs, stop, err := startVariants(ctx, e, specs)
 	defer stop()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := warmUp(ctx, vs, 200); err != nil {
-		return err
+		return nil, err
 	}
+	splits := map[string]callSplit{}
 	for _, v := range vs {
 		e.log.Info("profiling", "server", v.proc.name, "calls", calls)
-		// CPU and allocations in separate windows: sampling allocations
-		// finely costs CPU time of its own.
-		for _, kind := range []string{"cpu", "allocs"} {
-			if err := v.proc.begin(kind, filepath.Join(e.opts.profile, v.proc.name)); err != nil {
-				return err
+		// CPU, allocations and the trace in separate windows: each costs
+		// CPU time of its own.
+		prefix := filepath.Join(e.opts.profile, v.proc.name)
+		for _, kind := range []string{"cpu", "allocs", "trace"} {
+			if err := v.proc.begin(kind, prefix); err != nil {
+				return nil, err
 			}
 			if err := v.measure(ctx, calls); err != nil {
-				return err
+				return nil, err
 			}
 			if _, _, err := v.proc.end(); err != nil {
-				return err
+				return nil, err
 			}
 		}
+		if splits[v.proc.name], err = splitTrace(ctx, prefix+".trace"); err != nil {
+			return nil, err
+		}
 	}
-	return nil
+	return splits, nil
+}
+
+// splitReport adds the table of the servers' time per call from their
+// execution traces (callSplit), and the ratios of wasmcp's to native's.
+func splitReport(s *section, specs []stdioSpec, splits map[string]callSplit) {
+	t := table{
+		Caption: "Server time per call from the execution traces (go-sdk client): from the read of the request to " +
+			"the start of go-sdk's handler goroutine, from there to the write of the response, and the two together. " +
+			"Tracing costs every goroutine switch some time of its own, so these run above an untraced server's.",
+		Header: []string{"server", "read → handler p50 µs", "p90", "handler → write p50 µs", "p90", "read → write p50 µs", "p90"},
+	}
+	for _, sp := range specs {
+		c := splits[sp.proc]
+		t.Rows = append(t.Rows, []string{sp.server, us(c.toHandler.P50), us(c.toHandler.P90),
+			us(c.handler.P50), us(c.handler.P90), us(c.total.P50), us(c.total.P90)})
+	}
+	s.Tables = append(s.Tables, t)
+	handler := func(proc string) float64 { return float64(splits[proc].handler.P50) }
+	total := func(proc string) float64 { return float64(splits[proc].total.P50) }
+	s.addRatio("c-over-native-handler", "wasm C echo ÷ native go-sdk echo (server's handler, p50, traced)",
+		handler("wasmcp-c-sdk"), handler("native-sdk"), "", "the tool's call in the server, without client, kernel or scheduling")
+	s.addRatio("wat-over-native-handler", "wasm WAT echo ÷ native go-sdk echo (server's handler, p50, traced)",
+		handler("wasmcp-wat-sdk"), handler("native-sdk"), "", "the host's own part of it")
+	s.addRatio("c-over-native-server", "wasm C echo ÷ native go-sdk echo (server, read to write, p50, traced)",
+		total("wasmcp-c-sdk"), total("native-sdk"), "", "")
 }
 
 // startVariants starts the servers of specs with their clients. stop stops
