@@ -157,7 +157,7 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 			"profiling does not slow them): NAME.cpu.pprof covers %d back-to-back calls; "+
 			"`go tool pprof -sample_index=alloc_space -base NAME.allocs-begin.pprof NAME.allocs-end.pprof` shows "+
 			"the allocations of %[2]d more (sampled every %d bytes); NAME.trace is an execution trace of %[2]d more, "+
-			"split in the table below.", e.opts.profile, profileCalls, benchMemProfileRate))
+			"the servers taking turns in %d slices, split in the table below.", e.opts.profile, profileCalls, benchMemProfileRate, stdioRounds))
 		splitReport(s, profiled, splits)
 	}
 	return s, nil
@@ -175,14 +175,12 @@ func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) (ma
 	if err := warmUp(ctx, vs, 200); err != nil {
 		return nil, err
 	}
-	splits := map[string]callSplit{}
 	for _, v := range vs {
 		e.log.Info("profiling", "server", v.proc.name, "calls", calls)
-		// CPU, allocations and the trace in separate windows: each costs
-		// CPU time of its own.
-		prefix := filepath.Join(e.opts.profile, v.proc.name)
-		for _, kind := range []string{"cpu", "allocs", "trace"} {
-			if err := v.proc.begin(kind, prefix); err != nil {
+		// CPU and allocations in separate windows: sampling allocations
+		// finely costs CPU time of its own.
+		for _, kind := range []string{"cpu", "allocs"} {
+			if err := v.proc.begin(kind, filepath.Join(e.opts.profile, v.proc.name)); err != nil {
 				return nil, err
 			}
 			if err := v.measure(ctx, calls); err != nil {
@@ -192,7 +190,30 @@ func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) (ma
 				return nil, err
 			}
 		}
-		if splits[v.proc.name], err = splitTrace(ctx, prefix+".trace"); err != nil {
+	}
+	// The traces, whose splits are compared with one another, in one
+	// window with the servers taking turns, as the timed rows do: run one
+	// after another, they differed by the machine's drift.
+	e.log.Info("tracing", "calls", calls)
+	for _, v := range vs {
+		if err := v.proc.begin("trace", filepath.Join(e.opts.profile, v.proc.name)); err != nil {
+			return nil, err
+		}
+	}
+	chunk := max(1, calls/stdioRounds)
+	for round := range stdioRounds {
+		for i := range vs {
+			if err := vs[(i+round)%len(vs)].measure(ctx, chunk); err != nil {
+				return nil, err
+			}
+		}
+	}
+	splits := map[string]callSplit{}
+	for _, v := range vs {
+		if _, _, err := v.proc.end(); err != nil {
+			return nil, err
+		}
+		if splits[v.proc.name], err = splitTrace(ctx, filepath.Join(e.opts.profile, v.proc.name)+".trace"); err != nil {
 			return nil, err
 		}
 	}
