@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,9 +20,17 @@ const echoMessage = "hello from the wasmcp bench"
 // machine is shared by all of them instead of landing on one.
 const stdioRounds = 10
 
+// stdioProcs is how many server processes serve each row of the round trip,
+// taking turns; the row pools their calls. A process keeps what it drew at
+// start for its whole life (where its memory and threads landed): two
+// processes of one binary differed by up to 20% at p50 within a run, more
+// than the differences being measured.
+const stdioProcs = 3
+
 // A stdioVariant is one server and one client.
 type stdioVariant struct {
 	server, client string
+	row            string // the stdioSpec's proc: the variants of one row share it
 	proc           *proc
 	call           func(context.Context) error
 	closeClient    func()
@@ -98,7 +107,7 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		{"native go-sdk echo, typed (validates)", "go-sdk", "typed-sdk", roleNativeTyped, "", nil},
 		{fmt.Sprintf("native go-sdk echo, GOGC=%d as wasmcp serve", serveGOGC), "go-sdk", "native-gc-sdk", roleNative, "", []string{serveGOGCEnv}},
 	}
-	vs, stop, err := startVariants(ctx, e, specs)
+	vs, stop, err := startRows(ctx, e, specs)
 	defer stop()
 	if err != nil {
 		return nil, err
@@ -123,7 +132,7 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 			return nil, err
 		}
 	}
-	chunk := max(1, n/stdioRounds)
+	chunk := max(1, n/stdioRounds/stdioProcs)
 	for round := range stdioRounds {
 		for i := range vs {
 			v := vs[(i+round)%len(vs)]
@@ -141,7 +150,7 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		}
 	}
 	stop()
-	s := stdioReport(e, vs, notes)
+	s := stdioReport(e, poolRows(vs), notes)
 	if e.opts.profile != "" {
 		// Enough calls for a few thousand CPU samples.
 		profileCalls := max(n, 5000)
@@ -164,10 +173,11 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 }
 
 // profileStdio runs calls calls of each variant of specs with its server
-// profiled, into the -profile directory, and returns the split of each
-// one's execution trace by process name.
+// profiled, into the -profile directory: CPU and allocation profiles of the
+// first of the row's processes, and execution traces of all of them, whose
+// splits it returns by row.
 func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) (map[string]callSplit, error) {
-	vs, stop, err := startVariants(ctx, e, specs)
+	vs, stop, err := startRows(ctx, e, specs)
 	defer stop()
 	if err != nil {
 		return nil, err
@@ -175,7 +185,10 @@ func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) (ma
 	if err := warmUp(ctx, vs, 200); err != nil {
 		return nil, err
 	}
-	for _, v := range vs {
+	for i, v := range vs {
+		if i%stdioProcs != 0 {
+			continue
+		}
 		e.log.Info("profiling", "server", v.proc.name, "calls", calls)
 		// CPU and allocations in separate windows: sampling allocations
 		// finely costs CPU time of its own.
@@ -200,7 +213,7 @@ func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) (ma
 			return nil, err
 		}
 	}
-	chunk := max(1, calls/stdioRounds)
+	chunk := max(1, calls/stdioRounds/stdioProcs)
 	for round := range stdioRounds {
 		for i := range vs {
 			if err := vs[(i+round)%len(vs)].measure(ctx, chunk); err != nil {
@@ -208,14 +221,23 @@ func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) (ma
 			}
 		}
 	}
-	splits := map[string]callSplit{}
+	spans := map[string]*callSpans{}
 	for _, v := range vs {
 		if _, _, err := v.proc.end(); err != nil {
 			return nil, err
 		}
-		if splits[v.proc.name], err = splitTrace(ctx, filepath.Join(e.opts.profile, v.proc.name)+".trace"); err != nil {
+		sp, err := splitTrace(ctx, filepath.Join(e.opts.profile, v.proc.name)+".trace")
+		if err != nil {
 			return nil, err
 		}
+		if spans[v.row] == nil {
+			spans[v.row] = &callSpans{}
+		}
+		spans[v.row].add(sp)
+	}
+	splits := map[string]callSplit{}
+	for row, sp := range spans {
+		splits[row] = sp.split()
 	}
 	return splits, nil
 }
@@ -243,6 +265,49 @@ func splitReport(s *section, specs []stdioSpec, splits map[string]callSplit) {
 		handler("wasmcp-wat-sdk"), handler("native-sdk"), "", "the host's own part of it")
 	s.addRatio("c-over-native-server", "wasm C echo ÷ native go-sdk echo (server, read to write, p50, traced)",
 		total("wasmcp-c-sdk"), total("native-sdk"), "", "")
+}
+
+// startRows starts stdioProcs processes for each of specs, named after its
+// proc with a number added, and their clients; the variants of a row are
+// adjacent, and their row is the spec's proc.
+func startRows(ctx context.Context, e *env, specs []stdioSpec) (vs []*stdioVariant, stop func(), err error) {
+	var procs []stdioSpec
+	for _, sp := range specs {
+		for k := range stdioProcs {
+			p := sp
+			p.proc = fmt.Sprintf("%s.%d", sp.proc, k+1)
+			procs = append(procs, p)
+		}
+	}
+	vs, stop, err = startVariants(ctx, e, procs)
+	for i, v := range vs {
+		v.row = specs[i/stdioProcs].proc
+	}
+	return vs, stop, err
+}
+
+// poolRows merges the variants of each row, which are adjacent in vs, into
+// one: their latencies, allocations and CPU time together.
+func poolRows(vs []*stdioVariant) []*stdioVariant {
+	var rows []*stdioVariant
+	for _, v := range vs {
+		if len(rows) == 0 || rows[len(rows)-1].row != v.row {
+			r := *v
+			r.lat = slices.Clone(v.lat)
+			rows = append(rows, &r)
+			continue
+		}
+		r := rows[len(rows)-1]
+		r.lat = append(r.lat, v.lat...)
+		r.clientMallocs += v.clientMallocs
+		r.clientBytes += v.clientBytes
+		r.serverMem.Mallocs += v.serverMem.Mallocs
+		r.serverMem.Bytes += v.serverMem.Bytes
+		r.serverMem.GCs += v.serverMem.GCs
+		r.serverOK = r.serverOK && v.serverOK
+		r.cpuAfter += v.cpuAfter - v.cpuBefore
+	}
+	return rows
 }
 
 // startVariants starts the servers of specs with their clients. stop stops
@@ -361,18 +426,18 @@ func (v *stdioVariant) measure(ctx context.Context, n int) error {
 func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
 	s := &section{
 		Title: "1. tools/call round trip over stdio",
-		Intro: fmt.Sprintf("One client, one call in flight, `echo {\"message\": %q}`; %d timed calls per row after %d warm-up calls, "+
-			"the rows taking turns in %d slices. Server allocations and CPU are the server process's own "+
+		Intro: fmt.Sprintf("One client, one call in flight, `echo {\"message\": %q}`; %d timed calls per row, served by %d server "+
+			"processes (each after %d warm-up calls), the processes of all rows taking turns in %d slices. Server allocations and CPU are the server processes' own "+
 			"(runtime.MemStats, and /proc/PID/stat in 10 ms ticks, between the first and last timed call); client allocations are the bench "+
 			"process's during its calls, i.e. the client library's cost. The go-sdk client asks for protocol %s.",
-			echoMessage, len(vs[0].lat), max(20, len(vs[0].lat)/10), stdioRounds, e.opts.protocol),
+			echoMessage, len(vs[0].lat), stdioProcs, max(20, e.n(2000)/10), stdioRounds, e.opts.protocol),
 	}
 	t := table{Header: []string{"server", "client", "p50 µs", "p90 µs", "p99 µs", "calls/s (1 in flight)",
 		"server CPU µs/call", "server allocs/call", "server KB/call", "client allocs/call", "client KB/call"}}
 	sums, cpus := map[string]summary{}, map[string]float64{}
 	for _, v := range vs {
 		sm := summarize(v.lat)
-		sums[v.proc.name] = sm
+		sums[v.row] = sm
 		var total time.Duration
 		for _, d := range v.lat {
 			total += d
@@ -388,8 +453,8 @@ func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
 		// Ten ticks at least, or the figure is mostly rounding.
 		cpuText := "—"
 		if d := v.cpuAfter - v.cpuBefore; d >= 100*time.Millisecond {
-			cpus[v.proc.name] = float64(d) / float64(time.Microsecond) / calls
-			cpuText = fmt.Sprintf("%.0f", cpus[v.proc.name])
+			cpus[v.row] = float64(d) / float64(time.Microsecond) / calls
+			cpuText = fmt.Sprintf("%.0f", cpus[v.row])
 		}
 		t.Rows = append(t.Rows, []string{v.server, v.client, us(sm.P50), us(sm.P90), us(sm.P99), fmt.Sprintf("%.0f", rate),
 			cpuText, srvAllocs, srvKB,

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// A callSplit is a stdio server's time per call, read from an execution
+// callSpans are the spans of a stdio server's calls, read from an execution
 // trace of it and split where the request changes hands:
 //
 //   - toHandler: from the transport's read of the request returning to the
@@ -26,8 +26,24 @@ import (
 // The round trip's p50 mixes the client's and the kernel's time into the
 // server's; these do not, so they resolve a few microseconds where the
 // round trip does not.
+type callSpans struct {
+	toHandler, handler, total []time.Duration
+}
+
+// add pools o's calls into s's.
+func (s *callSpans) add(o callSpans) {
+	s.toHandler = append(s.toHandler, o.toHandler...)
+	s.handler = append(s.handler, o.handler...)
+	s.total = append(s.total, o.total...)
+}
+
+// A callSplit summarizes callSpans.
 type callSplit struct {
 	toHandler, handler, total summary
+}
+
+func (s *callSpans) split() callSplit {
+	return callSplit{toHandler: summarize(s.toHandler), handler: summarize(s.handler), total: summarize(s.total)}
 }
 
 // The markers splitTrace looks for in the stacks of the trace's goroutine
@@ -44,17 +60,17 @@ const (
 var traceTransition = regexp.MustCompile(`^M=\S+ P=\S+ G=\S+ StateTransition Time=(\d+) GoID=(\d+) (\w+)->(\w+)`)
 
 // splitTrace splits the calls of the execution trace at path (see
-// callSplit), with `go tool trace`'s text dump of the events.
-func splitTrace(ctx context.Context, path string) (callSplit, error) {
+// callSpans), with `go tool trace`'s text dump of the events.
+func splitTrace(ctx context.Context, path string) (callSpans, error) {
 	cmd := exec.CommandContext(ctx, "go", "tool", "trace", "-d=parsed", path)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return callSplit{}, err
+		return callSpans{}, err
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return callSplit{}, err
+		return callSpans{}, err
 	}
 	var s traceSplitter
 	s.init()
@@ -79,15 +95,15 @@ func splitTrace(ctx context.Context, path string) (callSplit, error) {
 	if err := sc.Err(); err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		return callSplit{}, err
+		return callSpans{}, err
 	}
 	if err := cmd.Wait(); err != nil {
-		return callSplit{}, fmt.Errorf("go tool trace %s: %w: %s", path, err, stderr.String())
+		return callSpans{}, fmt.Errorf("go tool trace %s: %w: %s", path, err, stderr.String())
 	}
 	if len(s.total) == 0 {
-		return callSplit{}, fmt.Errorf("%s: no call found (markers %q, %q, %q)", path, traceReadMark, traceHandlerMark, traceWriteMark)
+		return callSpans{}, fmt.Errorf("%s: no call found (markers %q, %q, %q)", path, traceReadMark, traceHandlerMark, traceWriteMark)
 	}
-	return callSplit{toHandler: summarize(s.toHandler), handler: summarize(s.handler), total: summarize(s.total)}, nil
+	return s.callSpans, nil
 }
 
 // A traceEvent is a goroutine's state transition with its stacks' frames.
@@ -110,12 +126,10 @@ func (e *traceEvent) has(frame string) bool {
 
 // traceSplitter follows the requests through the events in time order.
 type traceSplitter struct {
-	lastRead int64            // when the reader's last read returned
-	reading  map[string]bool  // goroutines in the reader's read system call
-	handlers map[string]int64 // handler goroutines: when they started, or 0
-
-	// The spans of the calls found so far (callSplit).
-	toHandler, handler, total []time.Duration
+	lastRead  int64            // when the reader's last read returned
+	reading   map[string]bool  // goroutines in the reader's read system call
+	handlers  map[string]int64 // handler goroutines: when they started, or 0
+	callSpans                  // of the calls found so far
 }
 
 func (s *traceSplitter) init() {
