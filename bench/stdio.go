@@ -166,7 +166,7 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 			"profiling does not slow them): NAME.cpu.pprof covers %d back-to-back calls; "+
 			"`go tool pprof -sample_index=alloc_space -base NAME.allocs-begin.pprof NAME.allocs-end.pprof` shows "+
 			"the allocations of %[2]d more (sampled every %d bytes); NAME.trace is an execution trace of %[2]d more, "+
-			"the servers taking turns in %d slices, split in the table below.", e.opts.profile, profileCalls, benchMemProfileRate, stdioRounds))
+			"the servers taking turns in %[4]d slices, split in the table below.", e.opts.profile, profileCalls, benchMemProfileRate, stdioRounds))
 		splitReport(s, profiled, splits)
 	}
 	return s, nil

@@ -22,14 +22,17 @@ func (c Config) WithPolicy(p *policy.Policy) Config { c.policy = p; return c }
 // second read. Nil, the default, allows every module.
 func (c Config) WithTrust(p *trust.Policy) Config { c.trust = p; return c }
 
-// readModule reads the module file at path, through the trust policy when
-// there is one.
+// readModule reads the module file at path, through the trust policy in
+// locked-down mode.
 func (h *Host) readModule(path string) ([]byte, error) {
-	if h.cfg.trust != nil && h.cfg.trust.Locked() {
+	if h.locked() {
 		return h.cfg.trust.ReadModule(path)
 	}
 	return os.ReadFile(path)
 }
+
+// locked reports whether the Host runs in locked-down mode (WithTrust).
+func (h *Host) locked() bool { return h.cfg.trust != nil && h.cfg.trust.Locked() }
 
 // pluginOptions are the options of the module at path, whose bytes have the
 // digest sum: the Host's, with the policy's limits for its name and its
