@@ -60,6 +60,13 @@ type benchMemDelta struct {
 	GCs     uint32 `json:"gcs"`
 }
 
+// add adds o's allocations to d's.
+func (d *benchMemDelta) add(o benchMemDelta) {
+	d.Mallocs += o.Mallocs
+	d.Bytes += o.Bytes
+	d.GCs += o.GCs
+}
+
 // benchHeapStats is the reply to the control command heap: Go's view of
 // the server's memory, to set beside its resident set.
 type benchHeapStats struct {
@@ -108,22 +115,14 @@ func (c *benchController) do(args []string, reply *any) error {
 	switch {
 	case args[0] == "begin" && len(args) == 1:
 	case args[0] == "begin" && len(args) == 3 && args[1] == "cpu":
-		f, err := os.Create(args[2] + ".cpu.pprof")
+		f, err := benchStartFile(args[2]+".cpu.pprof", pprof.StartCPUProfile)
 		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
 			return err
 		}
 		c.cpu = f
 	case args[0] == "begin" && len(args) == 3 && args[1] == "trace":
-		f, err := os.Create(args[2] + ".trace")
+		f, err := benchStartFile(args[2]+".trace", trace.Start)
 		if err != nil {
-			return err
-		}
-		if err := trace.Start(f); err != nil {
-			f.Close()
 			return err
 		}
 		c.trace = f
@@ -169,6 +168,20 @@ func (c *benchController) do(args []string, reply *any) error {
 	runtime.ReadMemStats(&c.start)
 	*reply = "ok"
 	return nil
+}
+
+// benchStartFile creates the file at path and starts writing a profile or
+// trace to it with start.
+func benchStartFile(path string, start func(io.Writer) error) (*os.File, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func (c *benchController) stopCPU() {

@@ -45,9 +45,7 @@ func (c *httpCell) add(o httpCell) {
 	c.lat = append(c.lat, o.lat...)
 	c.wall += o.wall
 	c.cpu += o.cpu
-	c.mem.Mallocs += o.mem.Mallocs
-	c.mem.Bytes += o.mem.Bytes
-	c.mem.GCs += o.mem.GCs
+	c.mem.add(o.mem)
 	c.memOK = o.memOK
 	c.callsDone += o.callsDone
 }

@@ -132,14 +132,8 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 			return nil, err
 		}
 	}
-	chunk := max(1, n/stdioRounds/stdioProcs)
-	for round := range stdioRounds {
-		for i := range vs {
-			v := vs[(i+round)%len(vs)]
-			if err := v.measure(ctx, chunk); err != nil {
-				return nil, fmt.Errorf("%s: %w", v.name(), err)
-			}
-		}
+	if err := takeTurns(ctx, vs, n); err != nil {
+		return nil, err
 	}
 	for _, v := range vs {
 		if v.cpuAfter, err = v.proc.cpu(); err != nil {
@@ -213,13 +207,8 @@ func profileStdio(ctx context.Context, e *env, specs []stdioSpec, calls int) (ma
 			return nil, err
 		}
 	}
-	chunk := max(1, calls/stdioRounds/stdioProcs)
-	for round := range stdioRounds {
-		for i := range vs {
-			if err := vs[(i+round)%len(vs)].measure(ctx, chunk); err != nil {
-				return nil, err
-			}
-		}
+	if err := takeTurns(ctx, vs, calls); err != nil {
+		return nil, err
 	}
 	spans := map[string]*callSpans{}
 	for _, v := range vs {
@@ -267,6 +256,21 @@ func splitReport(s *section, specs []stdioSpec, splits map[string]callSplit) {
 		total("wasmcp-c-sdk"), total("native-sdk"), "", "")
 }
 
+// takeTurns makes about n calls of each row of vs, its processes and those
+// of all rows taking turns in stdioRounds slices.
+func takeTurns(ctx context.Context, vs []*stdioVariant, n int) error {
+	chunk := max(1, n/stdioRounds/stdioProcs)
+	for round := range stdioRounds {
+		for i := range vs {
+			v := vs[(i+round)%len(vs)]
+			if err := v.measure(ctx, chunk); err != nil {
+				return fmt.Errorf("%s: %w", v.name(), err)
+			}
+		}
+	}
+	return nil
+}
+
 // startRows starts stdioProcs processes for each of specs, named after its
 // proc with a number added, and their clients; the variants of a row are
 // adjacent, and their row is the spec's proc.
@@ -301,9 +305,7 @@ func poolRows(vs []*stdioVariant) []*stdioVariant {
 		r.lat = append(r.lat, v.lat...)
 		r.clientMallocs += v.clientMallocs
 		r.clientBytes += v.clientBytes
-		r.serverMem.Mallocs += v.serverMem.Mallocs
-		r.serverMem.Bytes += v.serverMem.Bytes
-		r.serverMem.GCs += v.serverMem.GCs
+		r.serverMem.add(v.serverMem)
 		r.serverOK = r.serverOK && v.serverOK
 		r.cpuAfter += v.cpuAfter - v.cpuBefore
 	}
