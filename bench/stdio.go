@@ -430,7 +430,7 @@ func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
 		Title: "1. tools/call round trip over stdio",
 		Intro: fmt.Sprintf("One client, one call in flight, `echo {\"message\": %q}`; %d timed calls per row, served by %d server "+
 			"processes (each after %d warm-up calls), the processes of all rows taking turns in %d slices. Server allocations and CPU are the server processes' own "+
-			"(runtime.MemStats, and /proc/PID/stat in 10 ms ticks, between the first and last timed call); client allocations are the bench "+
+			"(runtime.MemStats, and their threads' run time from /proc, between the first and last timed call); client allocations are the bench "+
 			"process's during its calls, i.e. the client library's cost. The go-sdk client asks for protocol %s.",
 			echoMessage, len(vs[0].lat), stdioProcs, max(20, e.n(2000)/10), stdioRounds, e.opts.protocol),
 	}
@@ -452,7 +452,8 @@ func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
 			srvKB = fmt.Sprintf("%.1f", float64(v.serverMem.Bytes)/calls/1024)
 			s.value(slug(v.name())+"/server-bytes", float64(v.serverMem.Bytes)/calls)
 		}
-		// Ten ticks at least, or the figure is mostly rounding.
+		// Ten ticks at least, where the kernel counts CPU time in ticks only
+		// (proc.cpu), or the figure is mostly rounding.
 		cpuText := "—"
 		if d := v.cpuAfter - v.cpuBefore; d >= 100*time.Millisecond {
 			cpus[v.row] = float64(d) / float64(time.Microsecond) / calls
