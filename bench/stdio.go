@@ -112,7 +112,8 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := warmUp(ctx, vs, max(20, n/10)); err != nil {
+	warm := max(20, n/10)
+	if err := warmUp(ctx, vs, warm); err != nil {
 		return nil, err
 	}
 	// The raw client keeps each server's answer: they should be the same
@@ -144,7 +145,7 @@ func runStdio(ctx context.Context, e *env) (*section, error) {
 		}
 	}
 	stop()
-	s := stdioReport(e, poolRows(vs), notes)
+	s := stdioReport(e, poolRows(vs), warm, notes)
 	if e.opts.profile != "" {
 		// Enough calls for a few thousand CPU samples.
 		profileCalls := max(n, 5000)
@@ -425,14 +426,16 @@ func (v *stdioVariant) measure(ctx context.Context, n int) error {
 	return nil
 }
 
-func stdioReport(e *env, vs []*stdioVariant, notes []string) *section {
+// stdioReport is the section of the pooled rows vs, each process of which
+// made warm warm-up calls before the timed ones.
+func stdioReport(e *env, vs []*stdioVariant, warm int, notes []string) *section {
 	s := &section{
 		Title: "1. tools/call round trip over stdio",
 		Intro: fmt.Sprintf("One client, one call in flight, `echo {\"message\": %q}`; %d timed calls per row, served by %d server "+
 			"processes (each after %d warm-up calls), the processes of all rows taking turns in %d slices. Server allocations and CPU are the server processes' own "+
 			"(runtime.MemStats, and their threads' run time from /proc, between the first and last timed call); client allocations are the bench "+
 			"process's during its calls, i.e. the client library's cost. The go-sdk client asks for protocol %s.",
-			echoMessage, len(vs[0].lat), stdioProcs, max(20, e.n(2000)/10), stdioRounds, e.opts.protocol),
+			echoMessage, len(vs[0].lat), stdioProcs, warm, stdioRounds, e.opts.protocol),
 	}
 	t := table{Header: []string{"server", "client", "p50 µs", "p90 µs", "p99 µs", "calls/s (1 in flight)",
 		"server CPU µs/call", "server allocs/call", "server KB/call", "client allocs/call", "client KB/call"}}
