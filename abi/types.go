@@ -62,9 +62,10 @@ type ToolAnnotations struct {
 }
 
 // Result is the document ExportCall returns, shaped as MCP's
-// CallToolResult. A host completes it before it reaches a client: it adds a
-// text block when Content is empty and an empty object when
-// StructuredContent is absent.
+// CallToolResult. A host completes it before it reaches a client (ABI.md
+// section 4): it adds a text block when Content is empty, an empty object
+// when a successful result has no StructuredContent, and removes an error's
+// StructuredContent unless it conforms to the tool's outputSchema.
 type Result struct {
 	Content           []Content       `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`

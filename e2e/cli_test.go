@@ -67,8 +67,10 @@ func TestCLICall(t *testing.T) {
 			if res.IsError != tc.isError || len(res.Content) != 1 || !strings.Contains(res.Content[0].Text, tc.text) {
 				t.Errorf("result = %s, want isError %v and text containing %q", out, tc.isError, tc.text)
 			}
-			if string(res.StructuredContent) != "{}" {
-				t.Errorf("structuredContent = %s, want {}", res.StructuredContent)
+			// A successful result always has structuredContent; an error
+			// made by the host never does (ABI.md section 4).
+			if want := map[bool]string{false: "{}", true: ""}[tc.isError]; string(res.StructuredContent) != want {
+				t.Errorf("structuredContent = %s, want %q", res.StructuredContent, want)
 			}
 		})
 	}

@@ -258,8 +258,8 @@ func (s *server) check(t *testing.T, tc toolCase) {
 	t.Helper()
 	res := s.call(t, tc.tool, tc.args)
 	tc.check(t, res)
-	if res.StructuredContent == nil {
-		t.Error("structuredContent absent; want it on every result ({} when none)")
+	if res.StructuredContent == nil && !res.IsError {
+		t.Error("structuredContent absent; want it on every successful result ({} when none)")
 	}
 }
 

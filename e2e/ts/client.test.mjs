@@ -95,7 +95,7 @@ test('a wrong-typed argument is a tool error the model can read', { timeout }, d
   const res = await call('get-sum', { a: 'one', b: 2 });
   assert.equal(res.isError, true);
   assert.match(textOf(res), /at \/a: got string, want number/);
-  assert.deepEqual(res.structuredContent, {});
+  assert.equal(res.structuredContent, undefined);
 }));
 
 test('an unknown tool is JSON-RPC error -32602', { timeout }, diagnose(async () => {

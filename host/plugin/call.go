@@ -20,9 +20,10 @@ import (
 // trap, a timeout, exhausted memory, a malformed result, structured content
 // that breaks the outputSchema) also gives an IsError result that explains
 // it. The result is complete (ABI.md section 4): at least one content block,
-// structured content mirrored as text when there is no content, and
-// StructuredContent "{}" when the tool gave none; it marshals with
-// encoding/json as an MCP CallToolResult.
+// structured content mirrored as text when there is no content,
+// StructuredContent "{}" when a successful tool gave none, and, on an
+// error, structuredContent only when it conforms to the outputSchema; it
+// marshals with encoding/json as an MCP CallToolResult.
 //
 // hooks, when not nil, connect the call to its client (log lines, progress,
 // sampling, elicitation; see sandbox.CallHooks).
@@ -80,20 +81,41 @@ func (p *Plugin) finish(ctx context.Context, name string, t *tool, res *Result, 
 	case err != nil:
 		return p.guestError(ctx, name, fmt.Sprintf("tool %s in plugin %s: %v", name, p.name, err), err)
 	}
-	if !res.IsError && t.output != nil {
-		var problem string
-		if res.StructuredContent == nil {
-			problem = "has an outputSchema but returned no structuredContent"
-		} else if err := t.output.Validate(res.StructuredContent); err != nil {
-			problem = "returned structuredContent that does not match its outputSchema: " + err.Error()
-		}
-		if problem != "" {
+	if t.output != nil {
+		if problem := p.checkStructured(ctx, name, t, res); problem != "" {
 			msg := fmt.Sprintf("tool %s in plugin %s %s", name, p.name, problem)
 			return p.guestError(ctx, name, msg, fmt.Errorf("%w: %s", ErrOutputSchema, problem))
 		}
 	}
-	complete(&res.Result)
+	complete(&res.Result, name)
 	return res
+}
+
+// checkStructured applies the outputSchema of t to a result the guest
+// returned, and reports why a successful one breaks it. An error result
+// keeps its structuredContent only when it conforms: official clients (the
+// TypeScript SDK 1.x, the Inspector) validate any structuredContent against
+// the outputSchema, isError or not, and would throw away the error's text
+// with it. So a non-conforming one is dropped, and logged for the plugin's
+// author.
+func (p *Plugin) checkStructured(ctx context.Context, name string, t *tool, res *Result) (problem string) {
+	if res.StructuredContent == nil {
+		if res.IsError {
+			return ""
+		}
+		return "has an outputSchema but returned no structuredContent"
+	}
+	err := t.output.Validate(res.StructuredContent)
+	switch {
+	case err == nil:
+		return ""
+	case res.IsError:
+		p.logger.LogAttrs(ctx, slog.LevelWarn, "error result's structuredContent dropped: it does not match the outputSchema",
+			slog.String("plugin", p.name), slog.String("tool", name), slog.String("error", err.Error()))
+		res.StructuredContent = nil
+		return ""
+	}
+	return "returned structuredContent that does not match its outputSchema: " + err.Error()
 }
 
 // guestError logs a failure that is the plugin's fault, not the caller's,
@@ -105,14 +127,10 @@ func (p *Plugin) guestError(ctx context.Context, tool, msg string, err error) *R
 }
 
 // errorResult is a complete result carrying one error message, made by the
-// host because of failure.
+// host because of failure. It has no structuredContent (ABI.md section 4).
 func errorResult(msg string, failure error) *Result {
 	return &Result{
-		Result: abi.Result{
-			Content:           []abi.Content{abi.Text(msg)},
-			StructuredContent: json.RawMessage("{}"),
-			IsError:           true,
-		},
+		Result:  abi.Result{Content: []abi.Content{abi.Text(msg)}, IsError: true},
 		Failure: failure,
 	}
 }
@@ -120,25 +138,8 @@ func errorResult(msg string, failure error) *Result {
 // decodeResult decodes a Result document into res, which must be zero, and
 // checks its shape: every content block valid and structuredContent, when
 // present, a JSON object. It runs on the guest's memory before the instance
-// serves another call; what it keeps is copied. The common shapes take
-// fastResult (fastresult.go); anything else takes decodeResultJSON, and the
-// outcome is the same either way.
+// serves another call; what it keeps is copied.
 func decodeResult(doc []byte, res *abi.Result) error {
-	fast, raw, ok := fastResult(doc)
-	if !ok {
-		return decodeResultJSON(doc, res)
-	}
-	*res = fast
-	if err := validateContent(res.Content); err != nil {
-		// decodeResultJSON leaves structuredContent as decoded, uncompacted.
-		res.StructuredContent = bytes.Clone(raw)
-		return err
-	}
-	return nil
-}
-
-// decodeResultJSON is decodeResult by encoding/json, for every document.
-func decodeResultJSON(doc []byte, res *abi.Result) error {
 	if err := decodeObject(doc, res); err != nil {
 		return err
 	}
@@ -181,14 +182,23 @@ func compact(raw []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// complete applies rules 2 and 3 of ABI.md section 4: a result without
-// content gets one text block (structuredContent mirrored as JSON, or
-// empty), and structuredContent is {} when absent.
-func complete(res *abi.Result) {
+// complete applies rules 3 and 4 of ABI.md section 4: a result without
+// content gets one text block (structuredContent mirrored as JSON; for an
+// error without either, a text naming the tool, so that the model does not
+// read a blank), and a successful result's structuredContent is {} when
+// absent. An error result carries structuredContent only when it has one.
+func complete(res *abi.Result, tool string) {
 	if len(res.Content) == 0 {
-		res.Content = []abi.Content{abi.Text(string(res.StructuredContent))}
+		switch {
+		case res.StructuredContent != nil:
+			res.Content = []abi.Content{abi.Text(string(res.StructuredContent))}
+		case res.IsError:
+			res.Content = []abi.Content{abi.Text(fmt.Sprintf("tool %s failed without a message", tool))}
+		default:
+			res.Content = []abi.Content{abi.Text("")}
+		}
 	}
-	if res.StructuredContent == nil {
+	if res.StructuredContent == nil && !res.IsError {
 		res.StructuredContent = json.RawMessage("{}")
 	}
 }

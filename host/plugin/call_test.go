@@ -30,7 +30,7 @@ func marshal(t testing.TB, res any) string {
 // errorJSON is the result a client sees for a failure explained by msg.
 func errorJSON(msg string) string {
 	text, _ := json.Marshal(msg)
-	return `{"content":[{"type":"text","text":` + string(text) + `}],"structuredContent":{},"isError":true}`
+	return `{"content":[{"type":"text","text":` + string(text) + `}],"isError":true}`
 }
 
 func TestCall(t *testing.T) {
@@ -50,8 +50,16 @@ func TestCall(t *testing.T) {
 			"tool typed in plugin tools returned structuredContent that does not match its outputSchema: at /n: got string, want number")},
 		{"output schema unmet", "nostruct", `{}`, errorJSON(
 			"tool nostruct in plugin tools has an outputSchema but returned no structuredContent")},
-		// A tool error passes through; the outputSchema does not apply.
-		{"tool error", "fail", `{}`, `{"content":[{"type":"text","text":"bad input"}],"structuredContent":{},"isError":true}`},
+		// A tool error passes through without structuredContent, unless it
+		// gave one that conforms: official clients validate it on errors too.
+		{"tool error", "fail", `{}`, `{"content":[{"type":"text","text":"bad input"}],"isError":true}`},
+		{"tool error structured", "keeps", `{}`,
+			`{"content":[{"type":"text","text":"no luck"}],"structuredContent":{"n":7},"isError":true}`},
+		{"tool error structured wrongly", "drops", `{}`, `{"content":[{"type":"text","text":"no luck"}],"isError":true}`},
+		{"tool error without message", "quiet", `{}`,
+			`{"content":[{"type":"text","text":"tool quiet failed without a message"}],"isError":true}`},
+		{"tool error structured only", "whole", `{}`,
+			`{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1},"isError":true}`},
 		// Unknown fields are ignored, _meta is kept.
 		{"forward compatible", "plain", `{}`,
 			`{"content":[{"type":"text","text":"hello"}],"structuredContent":{},"_meta":{"k":"v"}}`},

@@ -61,7 +61,7 @@ func BenchmarkColdStages(b *testing.B) {
 			if err := decodeResult(doc, &r); err != nil {
 				b.Fatal(err)
 			}
-			complete(&r)
+			complete(&r, "echo")
 		}},
 		coldbench.Variant{Name: "call", Call: func() {
 			if r, err := p.Call(ctx, "echo", args, nil); err != nil || r.IsError {

@@ -255,12 +255,16 @@ func checkComplete(t *testing.T, doc []byte, res *plugin.Result) []byte {
 			t.Fatalf("%q: content[%d]: %v", doc, i, err)
 		}
 	}
-	// Numbers beyond float64, such as 1e700, are valid JSON: UseNumber.
-	var structured map[string]any
-	dec := json.NewDecoder(bytes.NewReader(res.StructuredContent))
-	dec.UseNumber()
-	if err := dec.Decode(&structured); err != nil || structured == nil || !json.Valid(res.StructuredContent) {
-		t.Fatalf("%q: structuredContent %q is not a JSON object", doc, res.StructuredContent)
+	// An error result carries structuredContent only when its tool gave
+	// one; a successful result always does (ABI.md section 4).
+	if res.StructuredContent != nil || !res.IsError {
+		// Numbers beyond float64, such as 1e700, are valid JSON: UseNumber.
+		var structured map[string]any
+		dec := json.NewDecoder(bytes.NewReader(res.StructuredContent))
+		dec.UseNumber()
+		if err := dec.Decode(&structured); err != nil || structured == nil || !json.Valid(res.StructuredContent) {
+			t.Fatalf("%q: structuredContent %q is not a JSON object", doc, res.StructuredContent)
+		}
 	}
 	out, err := json.Marshal(res)
 	if err != nil {
@@ -270,7 +274,7 @@ func checkComplete(t *testing.T, doc []byte, res *plugin.Result) []byte {
 	if err := json.Unmarshal(out, &fields); err != nil {
 		t.Fatalf("%q: marshalled result %s is not a JSON object: %v", doc, out, err)
 	}
-	if c := fields["content"]; !bytes.HasPrefix(c, []byte("[{")) || fields["structuredContent"] == nil {
+	if c := fields["content"]; !bytes.HasPrefix(c, []byte("[{")) || fields["structuredContent"] == nil && !res.IsError {
 		t.Fatalf("%q: marshalled result %s lacks content or structuredContent", doc, out)
 	}
 	return out

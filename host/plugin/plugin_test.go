@@ -52,8 +52,8 @@ func TestLoad(t *testing.T) {
 		t.Errorf("Info().ABIVersion = %d", p.Info().ABIVersion)
 	}
 	tools := p.Tools()
-	if len(tools) != 15 {
-		t.Fatalf("%d tools, want 15", len(tools))
+	if len(tools) != 19 {
+		t.Fatalf("%d tools, want 19", len(tools))
 	}
 	// Definitions reach clients as the guest wrote them; unknown fields
 	// ("future") are dropped.

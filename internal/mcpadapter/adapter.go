@@ -292,7 +292,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 
 // refusal is the tool error of a call that was not run.
 func refusal(msg string) *host.Result {
-	return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(msg)}, StructuredContent: emptyObject, IsError: true}}
+	return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(msg)}, IsError: true}}
 }
 
 // sessionID is the MCP session of a request: the Mcp-Session-Id of a

@@ -262,8 +262,9 @@ func TestCallToolErrorIsResult(t *testing.T) {
 	if err != nil {
 		t.Fatalf("tool error came as a protocol error: %v", err)
 	}
-	// structuredContent is present even on errors, as {}.
-	assertJSON(t, "result", res, `{"content":[{"type":"text","text":"at /a: got string, want number"}],"structuredContent":{},"isError":true}`)
+	// An error has no structuredContent unless the tool gave a conforming
+	// one: official clients validate it against the outputSchema.
+	assertJSON(t, "result", res, `{"content":[{"type":"text","text":"at /a: got string, want number"}],"isError":true}`)
 }
 
 func TestCallUndecodableBase64IsToolError(t *testing.T) {

@@ -190,7 +190,7 @@ func TestAuditOutcomes(t *testing.T) {
 // the guest's own tool error).
 func failed(msg string, failure error) *host.Result {
 	return &host.Result{
-		Result:  abi.Result{Content: []abi.Content{abi.Text(msg)}, StructuredContent: emptyObject, IsError: true},
+		Result:  abi.Result{Content: []abi.Content{abi.Text(msg)}, IsError: true},
 		Failure: failure,
 	}
 }

@@ -2,7 +2,6 @@ package mcpadapter
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,31 +38,28 @@ func toMCPTool(t abi.Tool) *mcp.Tool {
 	return mt
 }
 
-// emptyObject is the structuredContent of a result that has none: MCP
-// clients get the field on every result.
-var emptyObject = json.RawMessage(`{}`)
-
-// toCallToolResult translates a completed host result. A content block whose
-// base64 payload does not decode cannot be represented by the SDK's types; it
-// turns the whole result into a tool error that says so, as a malformed guest
-// result does in the host.
+// toCallToolResult translates a completed host result, whose
+// structuredContent the host has already settled (ABI.md section 4). A
+// content block whose base64 payload does not decode cannot be represented
+// by the SDK's types; it turns the whole result into a tool error that says
+// so, as a malformed guest result does in the host.
 func toCallToolResult(r *abi.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{
-		Meta:              mcp.Meta(r.Meta),
-		Content:           make([]mcp.Content, 0, len(r.Content)),
-		StructuredContent: emptyObject,
-		IsError:           r.IsError,
+		Meta:    mcp.Meta(r.Meta),
+		Content: make([]mcp.Content, 0, len(r.Content)),
+		IsError: r.IsError,
 	}
 	if len(r.StructuredContent) > 0 {
+		// Assigned only when present: a nil json.RawMessage inside the
+		// interface would be sent as "structuredContent": null.
 		out.StructuredContent = r.StructuredContent
 	}
 	for i, c := range r.Content {
 		mc, err := toMCPContent(c)
 		if err != nil {
 			return &mcp.CallToolResult{
-				Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("malformed tool result: content[%d]: %v", i, err)}},
-				StructuredContent: emptyObject,
-				IsError:           true,
+				Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("malformed tool result: content[%d]: %v", i, err)}},
+				IsError: true,
 			}
 		}
 		out.Content = append(out.Content, mc)

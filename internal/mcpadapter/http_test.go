@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,7 +40,7 @@ func echoHost(names ...string) *fakeHost {
 		h.tools = append(h.tools, tool(n, `{"type":"object"}`))
 	}
 	h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
-		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(req.Tool + " ran")}, StructuredContent: emptyObject}}, nil
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(req.Tool + " ran")}, StructuredContent: json.RawMessage(`{}`)}}, nil
 	}
 	return h
 }

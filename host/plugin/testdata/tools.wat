@@ -29,7 +29,12 @@
       "\"required\":[\"n\"],\"additionalProperties\":false}},"
     "{\"name\":\"loop\",\"inputSchema\":{\"type\":\"object\"}},"
     "{\"name\":\"zero\",\"inputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"image\",\"inputSchema\":{\"type\":\"object\"}}"
+    "{\"name\":\"image\",\"inputSchema\":{\"type\":\"object\"}},"
+    "{\"name\":\"keeps\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"required\":[\"n\"]}},"
+    "{\"name\":\"drops\",\"inputSchema\":{\"type\":\"object\"},"
+      "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}}}},"
+    "{\"name\":\"quiet\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\"}},"
+    "{\"name\":\"whole\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\"}}"
     "]}\00")
 
   ;; Fixed results, 256 bytes apart.
@@ -46,6 +51,10 @@
   (data (i32.const 6656) "{\"content\":[{\"type\":\"image\",\"data\":\"aGk=\",\"mimeType\":\"image/png\"},"
     "{\"type\":\"resource\",\"resource\":{\"uri\":\"file:///a.txt\",\"text\":\"a\"}}],"
     "\"structuredContent\": { \"a\" : 1 }}\00")                                                ;; image
+  (data (i32.const 6912) "{\"content\":[{\"type\":\"text\",\"text\":\"no luck\"}],\"structuredContent\":{\"n\":7},\"isError\":true}\00") ;; keeps
+  (data (i32.const 7168) "{\"content\":[{\"type\":\"text\",\"text\":\"no luck\"}],\"structuredContent\":{\"n\":\"seven\"},\"isError\":true}\00") ;; drops
+  (data (i32.const 7424) "{\"isError\":true}\00")                                             ;; quiet
+  (data (i32.const 7680) "{\"structuredContent\":{\"n\":1},\"isError\":true}\00")           ;; whole
 
   (func (export "wasmcp_abi_version") (result i32)
     (i32.const 1))
@@ -123,5 +132,9 @@
     (if (i32.eq (local.get $op) (i32.const 99))  (then (return (call $doc (i32.const 6144)))))  ;; collection
     (if (i32.eq (local.get $op) (i32.const 115)) (then (return (call $doc (i32.const 6400)))))  ;; strict
     (if (i32.eq (local.get $op) (i32.const 105)) (then (return (call $doc (i32.const 6656)))))  ;; image
+    (if (i32.eq (local.get $op) (i32.const 107)) (then (return (call $doc (i32.const 6912)))))  ;; keeps
+    (if (i32.eq (local.get $op) (i32.const 100)) (then (return (call $doc (i32.const 7168)))))  ;; drops
+    (if (i32.eq (local.get $op) (i32.const 113)) (then (return (call $doc (i32.const 7424)))))  ;; quiet
+    (if (i32.eq (local.get $op) (i32.const 119)) (then (return (call $doc (i32.const 7680)))))  ;; whole
     ;; zero, and anything else: no result.
     (i64.const 0)))
