@@ -47,8 +47,31 @@ type Tool struct {
 	InputSchema  json.RawMessage  `json:"inputSchema"`
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	// Icons are images a client may show beside the tool.
+	Icons []Icon `json:"icons,omitempty"`
+	// Execution says how the tool may be run (MCP 2025-11-25).
+	Execution *ToolExecution `json:"execution,omitempty"`
 	// Meta is MCP's _meta: opaque to wasmcp, passed to clients as given.
 	Meta map[string]any `json:"_meta,omitempty"`
+}
+
+// Icon is MCP's Icon: an image a client may display for a tool.
+type Icon struct {
+	// Src is an https, http or data URI.
+	Src      string `json:"src"`
+	MimeType string `json:"mimeType,omitempty"`
+	// Sizes are "WxH" (such as "48x48") or "any".
+	Sizes []string `json:"sizes,omitempty"`
+	// Theme is "light" or "dark": the background the icon is made for.
+	Theme string `json:"theme,omitempty"`
+}
+
+// ToolExecution is MCP's ToolExecution.
+type ToolExecution struct {
+	// TaskSupport is "forbidden", "optional" or "required": whether the tool
+	// may be run as an MCP task. wasmcp runs no tasks, so a client sees the
+	// value but never gets the tasks capability.
+	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
 // ToolAnnotations are MCP's behavioural hints. Clients must treat them as
@@ -175,8 +198,12 @@ func (c Content) MarshalJSON() ([]byte, error) {
 	return nil, fmt.Errorf("content type %q is not one of text, image, audio, resource_link, resource", c.Type)
 }
 
-// Validate reports the first way c breaks the rules of its Type.
+// Validate reports the first way c breaks the rules of its Type or of MCP's
+// content annotations.
 func (c *Content) Validate() error {
+	if err := c.Annotations.Validate(); err != nil {
+		return fmt.Errorf("%s content: %w", c.Type, err)
+	}
 	switch c.Type {
 	case ContentText:
 		return nil

@@ -138,10 +138,37 @@ func printTool(b *bytes.Buffer, t abi.Tool) {
 		a, _ := json.Marshal(t.Annotations)
 		fmt.Fprintf(b, "    annotations:   %s\n", a)
 	}
+	for _, icon := range t.Icons {
+		fmt.Fprintf(b, "    icon:          %s\n", iconLine(icon))
+	}
+	if t.Execution != nil {
+		e, _ := json.Marshal(t.Execution)
+		fmt.Fprintf(b, "    execution:     %s\n", e)
+	}
 	if len(t.Meta) > 0 {
 		m, _ := json.Marshal(t.Meta)
 		fmt.Fprintf(b, "    _meta:         %s\n", m)
 	}
+}
+
+// iconLine is an icon's source, shortened when it is a data URI, and its
+// other fields.
+func iconLine(i abi.Icon) string {
+	src := i.Src
+	if len(src) > 64 {
+		src = fmt.Sprintf("%s... (%d bytes)", src[:48], len(src))
+	}
+	parts := []string{src}
+	if i.MimeType != "" {
+		parts = append(parts, i.MimeType)
+	}
+	if len(i.Sizes) > 0 {
+		parts = append(parts, strings.Join(i.Sizes, ","))
+	}
+	if i.Theme != "" {
+		parts = append(parts, i.Theme)
+	}
+	return strings.Join(parts, " ")
 }
 
 func printList(b *bytes.Buffer, title string, lines []string) {

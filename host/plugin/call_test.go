@@ -72,6 +72,8 @@ func TestCall(t *testing.T) {
 		{"invalid UTF-8", "utf8", `{}`, errorJSON("plugin tools returned a malformed result: not valid UTF-8")},
 		{"invalid content", "block", `{}`, errorJSON(
 			`plugin tools returned a malformed result: content[0]: content type "video" is not one of text, image, audio, resource_link, resource`)},
+		{"invalid annotations", "xenial", `{}`, errorJSON(
+			`plugin tools returned a malformed result: content[0]: text content: annotations.audience "alien" is neither "user" nor "assistant"`)},
 		{"not an object", "array", `{}`, errorJSON("plugin tools returned a malformed result: not a JSON object")},
 		{"array structured content", "collection", `{}`, errorJSON(
 			"plugin tools returned a malformed result: structuredContent is not a JSON object")},
@@ -99,6 +101,7 @@ func TestCall(t *testing.T) {
 		"malformed JSON":            sandbox.ErrMalformed,
 		"invalid UTF-8":             sandbox.ErrMalformed,
 		"invalid content":           sandbox.ErrMalformed,
+		"invalid annotations":       sandbox.ErrMalformed,
 		"not an object":             sandbox.ErrMalformed,
 		"array structured content":  sandbox.ErrMalformed,
 		"no result":                 sandbox.ErrNoResult,

@@ -45,60 +45,78 @@ func (p *Plugin) define(doc []byte) error {
 
 // compileTool checks one definition and compiles its schemas.
 func compileTool(def abi.Tool) (*tool, error) {
-	switch {
-	case def.Name == "":
-		return nil, errors.New("name is missing")
-	case !abi.ValidToolName(def.Name):
-		return nil, fmt.Errorf("name must be 1 to %d characters of [A-Za-z0-9_.-]", abi.MaxToolNameLen)
+	if err := abi.ValidateTool(&def); err != nil {
+		return nil, err
 	}
 	t := &tool{def: def}
 	if isAbsent(def.InputSchema) {
 		return nil, errors.New("inputSchema is missing")
 	}
-	// Compiling first is the quick way: a schema is usually found compiled
-	// already, by its bytes, with ObjectType known, where decoding it again
-	// to check its "type" costs 8 times as much. The checks run in their
-	// order, so as to report the first problem, only for a schema that
-	// fails.
 	var err error
-	if t.input, err = schema.Compile(def.InputSchema); err != nil || !t.input.ObjectType() {
-		if terr := checkObjectType(def.InputSchema); terr != nil {
-			return nil, terr
-		}
-		if err == nil {
-			// Not expected: ObjectType and checkObjectType disagree.
-			err = errors.New(`"type" is not "object"`)
-		}
+	if err = checkSchemaShape(def.InputSchema); err == nil {
+		t.input, err = schema.Compile(def.InputSchema)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("inputSchema: %w", err)
 	}
 	if !isAbsent(def.OutputSchema) {
-		if err := decodeObject(def.OutputSchema, &struct{}{}); err != nil {
-			return nil, fmt.Errorf("outputSchema: %w", err)
+		if err = checkSchemaShape(def.OutputSchema); err == nil {
+			t.output, err = schema.Compile(def.OutputSchema)
 		}
-		if t.output, err = schema.Compile(def.OutputSchema); err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("outputSchema: %w", err)
 		}
 	}
 	return t, nil
 }
 
-// checkObjectType checks that an input schema is a JSON object whose
-// "type" is "object".
-func checkObjectType(raw json.RawMessage) error {
+// checkSchemaShape checks what MCP and the official SDKs require of a
+// tool's input and output schemas beyond JSON Schema itself: an object
+// whose "type" is "object", whose "properties", if any, are each an object,
+// and whose "required", if any, lists strings. The TypeScript SDK refuses a
+// whole tools/list in which one schema breaks this (a boolean property
+// schema such as {"a": true} among them), so one module would take every
+// other module's tools away from that client.
+func checkSchemaShape(raw json.RawMessage) error {
 	// A map, not a struct: encoding/json matches struct fields without
 	// regard to case, but JSON Schema keywords are case-sensitive, and a
 	// schema with "Type": "object" constrains nothing.
 	var in map[string]json.RawMessage
 	if err := decodeObject(raw, &in); err != nil {
-		return fmt.Errorf("inputSchema: %w", err)
+		return err
 	}
 	var typ any
 	_ = json.Unmarshal(in["type"], &typ) // valid JSON, or absent: typ stays nil
 	if typ != "object" {
 		got, _ := json.Marshal(typ)
-		return fmt.Errorf(`inputSchema must have "type": "object", not %s`, got)
+		return fmt.Errorf(`must have "type": "object", not %s`, got)
+	}
+	if p, ok := in["properties"]; ok {
+		var props map[string]json.RawMessage
+		if err := json.Unmarshal(p, &props); err != nil || props == nil {
+			return errors.New(`"properties" is not an object`)
+		}
+		for name, v := range props {
+			if v := bytes.TrimSpace(v); len(v) == 0 || v[0] != '{' {
+				return fmt.Errorf(`property %q: the schema must be an object (write {} for true); got %s`, name, truncate(v))
+			}
+		}
+	}
+	if r, ok := in["required"]; ok {
+		var names []string
+		if err := json.Unmarshal(r, &names); err != nil || names == nil {
+			return errors.New(`"required" is not an array of strings`)
+		}
 	}
 	return nil
+}
+
+// truncate keeps a JSON value quoted in an error short.
+func truncate(v []byte) []byte {
+	if len(v) > 64 {
+		return append(v[:64:64], "..."...)
+	}
+	return v
 }
 
 // isAbsent reports whether a JSON field was left out or null.

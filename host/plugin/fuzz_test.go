@@ -148,7 +148,7 @@ func FuzzInputSchema(f *testing.F) {
 			want = "inputSchema: not a JSON object"
 		} else if _ = json.Unmarshal(in["type"], &typ); typ != "object" {
 			got, _ := json.Marshal(typ)
-			want = `inputSchema must have "type": "object", not ` + string(got)
+			want = `inputSchema: must have "type": "object", not ` + string(got)
 		} else if _, cerr := schema.Compile(raw); cerr != nil {
 			want = "inputSchema: " + cerr.Error()
 		}

@@ -52,8 +52,8 @@ func TestLoad(t *testing.T) {
 		t.Errorf("Info().ABIVersion = %d", p.Info().ABIVersion)
 	}
 	tools := p.Tools()
-	if len(tools) != 19 {
-		t.Fatalf("%d tools, want 19", len(tools))
+	if len(tools) != 20 {
+		t.Fatalf("%d tools, want 20", len(tools))
 	}
 	// Definitions reach clients as the guest wrote them; unknown fields
 	// ("future") are dropped.
@@ -65,6 +65,11 @@ func TestLoad(t *testing.T) {
 		`"inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true},"_meta":{"x":1}}`
 	if string(got) != want {
 		t.Errorf("tool 0 = %s\nwant       %s", got, want)
+	}
+	// icons and execution (MCP 2025-11-25) are kept.
+	if got, _ := json.Marshal(tools[19]); string(got) != `{"name":"xenial","inputSchema":{"type":"object"},`+
+		`"icons":[{"src":"https://example.com/x.png","sizes":["48x48"]}],"execution":{"taskSupport":"forbidden"}}` {
+		t.Errorf("tool 19 = %s", got)
 	}
 	if string(tools[1].OutputSchema) != `{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]}` {
 		t.Errorf("outputSchema of typed = %s", tools[1].OutputSchema)
@@ -122,11 +127,11 @@ func TestLoadRefusesDefinitions(t *testing.T) {
 		{"no inputSchema", `{"tools":[{"name":"a"}]}`, `tool "a": inputSchema is missing`},
 		{"null inputSchema", `{"tools":[{"name":"a","inputSchema":null}]}`, `tool "a": inputSchema is missing`},
 		{"string inputSchema", `{"tools":[{"name":"a","inputSchema":{"type":"string"}}]}`,
-			`tool "a": inputSchema must have "type": "object", not "string"`},
+			`tool "a": inputSchema: must have "type": "object", not "string"`},
 		{"untyped inputSchema", `{"tools":[{"name":"a","inputSchema":{}}]}`,
-			`tool "a": inputSchema must have "type": "object", not null`},
+			`tool "a": inputSchema: must have "type": "object", not null`},
 		{"mis-cased type", `{"tools":[{"name":"a","inputSchema":{"Type":"object"}}]}`,
-			`tool "a": inputSchema must have "type": "object", not null`},
+			`tool "a": inputSchema: must have "type": "object", not null`},
 		{"array inputSchema", `{"tools":[{"name":"a","inputSchema":[]}]}`, `tool "a": inputSchema: not a JSON object`},
 		{"duplicate", `{"tools":[{"name":"a",` + obj + `},{"name":"a",` + obj + `}]}`, `tool "a": defined twice`},
 		{"bad schema", `{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"nonsense"}}}}]}`,
@@ -136,6 +141,31 @@ func TestLoadRefusesDefinitions(t *testing.T) {
 		{"bad outputSchema", `{"tools":[{"name":"a",` + obj + `,"outputSchema":{"type":"object","minProperties":"two"}}]}`,
 			`tool "a": outputSchema: schema is not valid against its meta-schema`},
 		{"scalar outputSchema", `{"tools":[{"name":"a",` + obj + `,"outputSchema":5}]}`, `tool "a": outputSchema: not a JSON object`},
+		// What the official SDKs require of a definition, so that one module
+		// cannot make a client refuse the whole tools/list.
+		{"array outputSchema", `{"tools":[{"name":"a",` + obj + `,"outputSchema":{"type":"array"}}]}`,
+			`tool "a": outputSchema: must have "type": "object", not "array"`},
+		{"untyped outputSchema", `{"tools":[{"name":"a",` + obj + `,"outputSchema":{}}]}`,
+			`tool "a": outputSchema: must have "type": "object", not null`},
+		{"boolean property", `{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":true}}}]}`,
+			`tool "a": inputSchema: property "x": the schema must be an object (write {} for true); got true`},
+		{"boolean output property", `{"tools":[{"name":"a",` + obj + `,"outputSchema":{"type":"object","properties":{"y":false}}}]}`,
+			`tool "a": outputSchema: property "y": the schema must be an object`},
+		{"properties not an object", `{"tools":[{"name":"a","inputSchema":{"type":"object","properties":[]}}]}`,
+			`tool "a": inputSchema: "properties" is not an object`},
+		{"required not strings", `{"tools":[{"name":"a","inputSchema":{"type":"object","required":[1]}}]}`,
+			`tool "a": inputSchema: "required" is not an array of strings`},
+		{"icon scheme", `{"tools":[{"name":"a",` + obj + `,"icons":[{"src":"file:///etc/passwd"}]}]}`,
+			`tool "a": icons[0]: icon src "file:///etc/passwd": scheme "file" is not https, http or data`},
+		{"icon size", `{"tools":[{"name":"a",` + obj + `,"icons":[{"src":"https://x/i.png","sizes":["big"]}]}]}`,
+			`tool "a": icons[0]: icon size "big" is neither "WxH" nor "any"`},
+		{"icon theme", `{"tools":[{"name":"a",` + obj + `,"icons":[{"src":"data:image/png;base64,AA==","theme":"blue"}]}]}`,
+			`tool "a": icons[0]: icon theme "blue" is neither "light" nor "dark"`},
+		{"icon without src", `{"tools":[{"name":"a",` + obj + `,"icons":[{}]}]}`, `tool "a": icons[0]: icon src "" is not a URI`},
+		{"task support", `{"tools":[{"name":"a",` + obj + `,"execution":{"taskSupport":"always"}}]}`,
+			`tool "a": execution.taskSupport "always" is not one of forbidden, optional, required`},
+		{"annotation type", `{"tools":[{"name":"a",` + obj + `,"annotations":{"readOnlyHint":"yes"}}]}`,
+			`describe document: tools.annotations.readOnlyHint: got string, want boolean`},
 		{"too many", `{"tools":[` + strings.Join(many, ",") + `]}`, `describe document: 1025 tools, more than the 1024 allowed`},
 		{"not JSON", `{"tools":[`, `describe document: not valid JSON: unexpected end of JSON input`},
 		{"not an object", `[]`, `describe document: not a JSON object`},

@@ -24,6 +24,9 @@ func toMCPTool(t abi.Tool) *mcp.Tool {
 	if len(t.OutputSchema) > 0 {
 		mt.OutputSchema = t.OutputSchema
 	}
+	for _, i := range t.Icons {
+		mt.Icons = append(mt.Icons, mcp.Icon{Source: i.Src, MIMEType: i.MimeType, Sizes: i.Sizes, Theme: mcp.IconTheme(i.Theme)})
+	}
 	if a := t.Annotations; a != nil {
 		// The SDK's readOnlyHint and idempotentHint are plain bools; absent
 		// and false mean the same thing in the spec (both default to false).

@@ -34,7 +34,9 @@
     "{\"name\":\"drops\",\"inputSchema\":{\"type\":\"object\"},"
       "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}}}},"
     "{\"name\":\"quiet\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\"}},"
-    "{\"name\":\"whole\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\"}}"
+    "{\"name\":\"whole\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\"}},"
+    "{\"name\":\"xenial\",\"inputSchema\":{\"type\":\"object\"},\"icons\":[{\"src\":\"https://example.com/x.png\",\"sizes\":[\"48x48\"]}],"
+      "\"execution\":{\"taskSupport\":\"forbidden\"}}"
     "]}\00")
 
   ;; Fixed results, 256 bytes apart.
@@ -55,6 +57,7 @@
   (data (i32.const 7168) "{\"content\":[{\"type\":\"text\",\"text\":\"no luck\"}],\"structuredContent\":{\"n\":\"seven\"},\"isError\":true}\00") ;; drops
   (data (i32.const 7424) "{\"isError\":true}\00")                                             ;; quiet
   (data (i32.const 7680) "{\"structuredContent\":{\"n\":1},\"isError\":true}\00")           ;; whole
+  (data (i32.const 7936) "{\"content\":[{\"type\":\"text\",\"text\":\"hi\",\"annotations\":{\"audience\":[\"alien\"]}}]}\00") ;; xenial
 
   (func (export "wasmcp_abi_version") (result i32)
     (i32.const 1))
@@ -136,5 +139,6 @@
     (if (i32.eq (local.get $op) (i32.const 100)) (then (return (call $doc (i32.const 7168)))))  ;; drops
     (if (i32.eq (local.get $op) (i32.const 113)) (then (return (call $doc (i32.const 7424)))))  ;; quiet
     (if (i32.eq (local.get $op) (i32.const 119)) (then (return (call $doc (i32.const 7680)))))  ;; whole
+    (if (i32.eq (local.get $op) (i32.const 120)) (then (return (call $doc (i32.const 7936)))))  ;; xenial
     ;; zero, and anything else: no result.
     (i64.const 0)))
