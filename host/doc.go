@@ -7,12 +7,17 @@
 //
 //	h, err := host.New(ctx, host.NewConfig().WithDir("plugins"))
 //	...
-//	err = h.LoadDir(ctx)          // every *.wasm; failures are logged and skipped
-//	go h.Watch(ctx)               // hot reload until ctx is done
-//	h.Subscribe(func(c host.Change) { ... })
+//	h.Subscribe(func(c host.Change) { ... }) // the tools served now, then every change
+//	go h.Watch(ctx)               // load every *.wasm, then reload as files change
+//	<-h.Loaded()                  // optional: tools are served as their modules load
 //	res, err := h.Call(ctx, host.CallRequest{Tool: "echo", Arguments: args})
 //	...
 //	h.Close(ctx)
+//
+// LoadDir loads the directory once, without watching it. Both serve each
+// module as soon as it has loaded, so that a server can answer its clients
+// while large modules still compile; a module that fails to load is logged
+// once and not tried again until its file changes.
 //
 // # Hot reload
 //
@@ -36,9 +41,12 @@
 // present in both versions never fails because of a reload. A deleted
 // file's tools disappear.
 //
-// Subscribers receive one Change per effective change of the tool set, in
-// order. A reload that leaves every tool definition byte-identical (after
-// canonicalising its JSON) produces no Change.
+// Subscribers receive the tools served when they subscribe, then one Change
+// per effective change of the tool set, in order, before the load that made
+// it goes on. A reload that leaves every tool definition byte-identical
+// (after canonicalising its JSON) produces no Change; Call's Result names
+// the module version that ran (Result.Module), so that a reload of code
+// alone is still visible where it matters, in an audit line.
 //
 // # Tool name collisions
 //
@@ -47,6 +55,10 @@
 // serves. The module serving it (the owner) keeps it; the newcomer's
 // colliding tools are refused, its other tools are served, and a log line
 // names the tool and both files. Refused lists the refusals.
+//
+// While a directory loads module by module, a contested name may change
+// owner as later modules arrive; when the load is over, the owner is the one
+// these rules give the whole set, whatever order the modules loaded in.
 //
 // Ownership is recorded as a claim (tool name -> plugin name). Claims are
 // kept in the cache directory, in claims/<first 16 hex digits of the

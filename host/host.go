@@ -36,20 +36,31 @@ type CallRequest struct {
 	Tool string
 	// Arguments is the arguments object; nil or empty means {}.
 	Arguments json.RawMessage
+	// Admit, if set, is asked whether the call may run once the module
+	// serving the tool is known, before the arguments are validated: a
+	// caller's per-module admission (a concurrency cap, a rate). An error
+	// refuses the call: Call returns it, wrapped, with a nil Result. On
+	// success, release is called once the call is over. A call that a
+	// reload moves to the module's new version is admitted again there.
+	Admit func(ctx context.Context, m Module) (release func(), err error)
 	// Log, if set, receives the guest's log lines during this call (they
 	// also go to the Config's logger).
-	Log sandbox.LogFunc
+	Log func(level abi.LogLevel, msg string)
 	// Progress, if set, receives the guest's progress reports: finite and
 	// strictly increasing; total is negative when unknown. Unset, the
 	// guest's reports are dropped.
 	Progress func(progress, total float64, msg string)
 	// Sample, if set, sends sampling/createMessage to the client and returns
-	// its result. Unset, or failing with an error wrapping
-	// sandbox.ErrNotSupported, the guest is told sampling is unsupported.
-	Sample sandbox.RequestFunc
+	// its result. Unset, or failing with an error wrapping ErrNotSupported,
+	// the guest is told sampling is unsupported.
+	Sample RequestFunc
 	// Elicit, if set, sends elicitation/create to the client, like Sample.
-	Elicit sandbox.RequestFunc
+	Elicit RequestFunc
 }
+
+// RequestFunc sends a guest's request (its params as JSON) to the client
+// and returns the client's result as JSON.
+type RequestFunc = func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
 
 // hooks returns the sandbox's view of the request's client features, nil
 // when it has none.
@@ -58,6 +69,17 @@ func (req CallRequest) hooks() *sandbox.CallHooks {
 		return nil
 	}
 	return &sandbox.CallHooks{Log: req.Log, Progress: req.Progress, Sample: req.Sample, Elicit: req.Elicit}
+}
+
+// Module names one version of a loaded module: what an audit line records
+// about the code that ran a call.
+type Module struct {
+	// Plugin is the module's name: its file name without ".wasm".
+	Plugin string
+	// File is the path it was loaded from.
+	File string
+	// SHA256 is the hex SHA-256 of the bytes that were compiled.
+	SHA256 string
 }
 
 // Change is a difference in the tool set, delivered to Subscribe callbacks.
@@ -84,7 +106,7 @@ type Refusal struct {
 
 // ErrUnknownTool is returned by Call, wrapped with the name, for a tool that
 // is not served. The MCP adapter maps it to JSON-RPC error -32602.
-var ErrUnknownTool = registry.ErrUnknownTool
+var ErrUnknownTool = errors.New("unknown tool")
 
 // ErrNotSupported is wrapped by the error of a CallRequest's Sample or
 // Elicit function when the client does not support the request; the guest
@@ -115,6 +137,14 @@ type Host struct {
 	// generation counts Reconfigure calls: a module loaded under an older
 	// one is loaded again even when its file has not changed.
 	generation uint64
+	// failed are the files that failed to load, by path, with what they
+	// failed with (load.go). failMu guards it: loads run in parallel.
+	failMu sync.Mutex
+	failed map[string]failure
+
+	// loaded is closed once the first load of the directory is over.
+	loaded     chan struct{}
+	loadedOnce sync.Once
 
 	// stopCtx is cancelled by Close to stop every Watch.
 	stopCtx  context.Context
@@ -151,7 +181,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{cfg: cfg, log: cfg.log()}
+	h := &Host{cfg: cfg, log: cfg.log(), failed: map[string]failure{}, loaded: make(chan struct{})}
 	if cfg.dir != "" {
 		if h.dir, err = filepath.Abs(cfg.dir); err != nil {
 			return nil, fmt.Errorf("config: plugin directory %s: %w", cfg.dir, err)
@@ -236,10 +266,20 @@ func toTools(es []registry.Entry[*module]) []Tool {
 	return out
 }
 
-// Result is what Call gives: the result a client gets and, when the host
-// failed the call rather than the tool, why (Result.Failure, matched with
-// errors.Is against ErrInvalidArguments, ErrTimeout, ErrMemory, ...).
-type Result = plugin.Result
+// Result is what Call gives: the result a client gets, the module version
+// that ran it, and, when the host failed the call rather than the tool, why.
+type Result struct {
+	abi.Result
+	// Failure is nil when the tool ran and returned its result, with
+	// IsError or without. Otherwise the result is the host's explanation,
+	// with IsError, and Failure is its cause, matched with errors.Is against
+	// ErrInvalidArguments, ErrOutputSchema, ErrTimeout, ErrMemory, ... Only
+	// the host sets it, so that a guest cannot pass its own error for a
+	// timeout, say, by writing the host's wording.
+	Failure error `json:"-"`
+	// Module is the module version that served the call.
+	Module Module `json:"-"`
+}
 
 // Causes of a Result's Failure, for errors.Is. A failure of another kind (a
 // trap, a malformed result, an output over the limit, ...) wraps none of
@@ -258,19 +298,50 @@ var (
 
 // Call runs a tool. A tool error (invalid arguments, a guest failure, a
 // timeout, ...) is a Result with IsError set and a nil error; the error is
-// non-nil only for an unknown tool (ErrUnknownTool) or a closed Host
-// (ErrClosed).
+// non-nil only for an unknown tool (ErrUnknownTool), a call refused by
+// req.Admit, or a closed Host (ErrClosed).
 func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
-	res, err := h.reg.Call(ctx, req.Tool, req.Arguments, req.hooks())
+	var res *Result
+	err := h.reg.Call(req.Tool, func(m *module) error {
+		mod := Module{Plugin: m.Name(), File: m.Path(), SHA256: m.SHA256()}
+		if req.Admit != nil {
+			release, err := req.Admit(ctx, mod)
+			if err != nil {
+				return &admitError{err}
+			}
+			defer release()
+		}
+		r, err := m.Call(ctx, req.Tool, req.Arguments, req.hooks())
+		if err != nil {
+			return err
+		}
+		res = &Result{Result: r.Result, Failure: r.Failure, Module: mod}
+		return nil
+	})
+	if a, ok := errors.AsType[*admitError](err); ok {
+		return nil, fmt.Errorf("call %s: %w", req.Tool, a.err)
+	}
 	if errors.Is(err, registry.ErrClosed) {
 		return nil, fmt.Errorf("call %s: %w", req.Tool, ErrClosed)
+	}
+	if errors.Is(err, registry.ErrUnknownTool) {
+		return nil, fmt.Errorf("call %s: %w", req.Tool, ErrUnknownTool)
 	}
 	return res, err
 }
 
-// Subscribe registers fn to be called after each effective change of the
-// tool set, serially and in order, from a goroutine of the Host. fn must not
-// call Close. cancel stops further calls.
+// admitError carries a refusal of CallRequest.Admit through the registry,
+// so that it is never taken for the registry's own errors.
+type admitError struct{ err error }
+
+func (e *admitError) Error() string { return e.err.Error() }
+
+// Subscribe calls fn with the tools served now (as one Change of added
+// tools, unless there are none) and then after each effective change of the
+// tool set, in order. fn runs in the goroutine that made the change, before
+// the load that made it goes on, so that once a load is over its
+// subscribers have seen it: fn must be quick and must not call the Host's
+// loading methods or Close. cancel stops further calls.
 func (h *Host) Subscribe(fn func(Change)) (cancel func()) {
 	return h.reg.Subscribe(func(c registry.Change[*module]) {
 		fn(Change{Added: toTools(c.Added), Updated: toTools(c.Updated), Removed: c.Removed})
@@ -288,6 +359,7 @@ func (h *Host) Close(ctx context.Context) error {
 	}
 	h.closed = true
 	h.mu.Unlock()
+	h.markLoaded()
 	h.stop()
 	h.watchers.Wait()
 	// A load in progress finishes before the registry closes; its Update

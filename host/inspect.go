@@ -122,7 +122,7 @@ func (h *Host) collisions(ctx context.Context, target *module) ([]Refusal, error
 			others = append(others, p)
 		}
 	}
-	mods, _ := h.loadAll(ctx, others, h.reg.Snapshot())
+	mods, _ := h.loadAll(ctx, others, h.reg.Snapshot(), nil)
 	sim := registry.New[*module](registry.Options{
 		Logger: slog.New(slog.DiscardHandler), // the collisions are the report
 		Claims: frozenClaims(h.reg.Claims()),

@@ -20,12 +20,17 @@ import (
 )
 
 // LoadDir loads every plugin file of the configured directory, in parallel,
-// and serves them all from one swap. A file that fails to load is logged
-// with the reason and skipped; the others load. Files already loaded with
-// the same content are kept as they are, and loaded plugins of the
-// directory whose file is gone are removed, so LoadDir can also be used to
-// resynchronise. The error is for the directory itself (none configured,
-// unreadable), a closed Host, or ctx ending.
+// and serves each as soon as it has loaded: subscribers hear of the tools
+// module by module (in batches when several finish together), and a tool
+// several modules define ends with the module the rules of the package
+// documentation give it, whatever order they finished in. A file that fails
+// to load is logged with the reason and skipped; it is not tried again
+// until its content changes. Files already loaded with the same content are
+// kept as they are, and loaded plugins of the directory whose file is gone
+// are removed, so LoadDir can also be used to resynchronise. The error is
+// for the directory itself (none configured, unreadable), a closed Host, or
+// ctx ending. The first LoadDir, or the first sync of Watch, closes
+// Loaded's channel when it returns.
 func (h *Host) LoadDir(ctx context.Context) error {
 	if h.dir == "" {
 		return errors.New("load: no plugin directory configured")
@@ -57,7 +62,7 @@ func (h *Host) LoadFile(ctx context.Context, path string) error {
 	if _, err := h.reg.Update([]*module{m}, nil); err != nil {
 		return fmt.Errorf("load %s: %w", path, ErrClosed)
 	}
-	h.logLoaded(m)
+	h.logLoaded(m, h.reg.Snapshot())
 	return nil
 }
 
@@ -112,17 +117,28 @@ func (h *Host) Watch(ctx context.Context) error {
 	}
 }
 
-// syncDir makes the loaded plugins of the directory match its files.
+// Loaded returns a channel closed once the first load of the directory
+// (LoadDir, or the sync Watch starts with) is over, or the Host is closed.
+// Tools are served as their modules load, before it is closed.
+func (h *Host) Loaded() <-chan struct{} { return h.loaded }
+
+// syncDir makes the loaded plugins of the directory match its files,
+// serving each module as it loads.
 func (h *Host) syncDir(ctx context.Context) error {
+	defer h.markLoaded()
 	h.loading.Lock()
 	defer h.loading.Unlock()
-	return h.syncDirLocked(ctx, false)
+	return h.syncDirLocked(ctx, false, true)
 }
+
+// markLoaded closes the Loaded channel, once.
+func (h *Host) markLoaded() { h.loadedOnce.Do(func() { close(h.loaded) }) }
 
 // syncDirLocked is syncDir with h.loading held. With all, the plugins loaded
 // from outside the directory (LoadFile) are loaded again too; without a
-// directory, they are all there is.
-func (h *Host) syncDirLocked(ctx context.Context, all bool) error {
+// directory, they are all there is. With progressive, each module is served
+// as soon as it loads; otherwise the whole sync is one swap.
+func (h *Host) syncDirLocked(ctx context.Context, all, progressive bool) error {
 	var paths []string
 	if h.dir != "" {
 		var err error
@@ -146,7 +162,18 @@ func (h *Host) syncDirLocked(ctx context.Context, all bool) error {
 			gone = append(gone, p.Name())
 		}
 	}
-	mods, refused := h.loadAll(ctx, paths, s)
+	h.forgetFailures(present)
+	var publish func([]*module)
+	if progressive {
+		// Ownership of contested names is settled by the whole set, not
+		// by who loaded first (registry.Hold).
+		defer h.reg.Hold()()
+		publish = func(mods []*module) {
+			h.update(mods, gone, s) // the removals go with the first modules
+			gone = nil
+		}
+	}
+	mods, refused := h.loadAll(ctx, paths, s, publish)
 	h.update(mods, append(gone, refused...), s)
 	return ctx.Err()
 }
@@ -167,7 +194,7 @@ func (h *Host) Reconfigure(ctx context.Context, p *policy.Policy, t *trust.Polic
 	defer h.loading.Unlock()
 	h.cfg.policy, h.cfg.trust = p, t
 	h.generation++
-	return h.syncDirLocked(ctx, true)
+	return h.syncDirLocked(ctx, true, false)
 }
 
 // apply loads the changed files of one watcher batch and removes the
@@ -189,7 +216,7 @@ func (h *Host) apply(ctx context.Context, batch []watcher.Event) {
 			}
 		}
 	}
-	mods, refused := h.loadAll(ctx, changed, s)
+	mods, refused := h.loadAll(ctx, changed, s, nil)
 	h.update(mods, append(gone, refused...), s)
 }
 
@@ -201,8 +228,9 @@ func (h *Host) update(mods []*module, gone []string, s *registry.Snapshot[*modul
 	if _, err := h.reg.Update(mods, gone); err != nil {
 		return // closed: the registry closed mods
 	}
+	now := h.reg.Snapshot()
 	for _, m := range mods {
-		h.logLoaded(m)
+		h.logLoaded(m, now)
 	}
 	for _, name := range gone {
 		p, _ := s.Plugin(name)
@@ -210,18 +238,56 @@ func (h *Host) update(mods []*module, gone []string, s *registry.Snapshot[*modul
 	}
 }
 
-func (h *Host) logLoaded(m *module) {
-	h.log.Info("plugin loaded", "file", m.Path(), "tools", len(m.Tools()), "sha256", m.SHA256())
+// logLoaded says that m now serves, and how many of its tools another
+// module serves instead (the registry logs each such collision once).
+func (h *Host) logLoaded(m *module, s *registry.Snapshot[*module]) {
+	refused := 0
+	for _, r := range s.Refused() {
+		if r.Plugin == m.Name() {
+			refused++
+		}
+	}
+	served := len(m.Tools()) - refused
+	if served == 0 && refused > 0 {
+		h.log.Warn("plugin loaded but serves no tool: other modules serve every tool it defines",
+			"file", m.Path(), "refused", refused, "sha256", m.SHA256())
+		return
+	}
+	h.log.Info("plugin loaded", "file", m.Path(), "tools", served, "refused", refused, "sha256", m.SHA256())
 }
 
-// loadAll loads paths in parallel, at most GOMAXPROCS at a time, and
-// returns the modules that loaded and differ from those in s, in the order
-// of paths whatever order they finish in. Failures are logged; refused are
-// the plugins of s that must stop serving because of theirs (see
+// loadAll loads paths in parallel, at most GOMAXPROCS at a time. Without
+// publish it returns the modules that loaded and differ from those in s, in
+// the order of paths whatever order they finish in. With publish, it hands
+// them to publish as they finish instead, together those that finished
+// while publish was busy, and returns none. Failures are logged; refused
+// are the plugins of s that must stop serving because of theirs (see
 // loadFailed).
-func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot[*module]) (mods []*module, refused []string) {
+func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot[*module], publish func([]*module)) (mods []*module, refused []string) {
 	mods = make([]*module, len(paths))
 	refusedAt := make([]string, len(paths))
+	finished := make(chan *module, len(paths))
+	published := make(chan struct{})
+	if publish != nil {
+		go func() {
+			defer close(published)
+			for m := range finished {
+				batch := []*module{m}
+				for more := true; more; {
+					select {
+					case next, ok := <-finished:
+						if ok {
+							batch = append(batch, next)
+						}
+						more = ok
+					default:
+						more = false
+					}
+				}
+				publish(batch)
+			}
+		}()
+	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i, path := range paths {
@@ -230,14 +296,21 @@ func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			m, err := h.load(ctx, path, s)
-			if err != nil {
+			switch {
+			case err != nil:
 				refusedAt[i] = h.loadFailed(ctx, path, err, s)
-				return
+			case m != nil && publish != nil:
+				finished <- m
+			default:
+				mods[i] = m
 			}
-			mods[i] = m
 		}()
 	}
 	wg.Wait()
+	close(finished)
+	if publish != nil {
+		<-published
+	}
 	for _, name := range refusedAt {
 		if name != "" {
 			refused = append(refused, name)
@@ -247,24 +320,71 @@ func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot
 }
 
 // load reads path and loads it, unless s already serves that content from
-// that path: then it returns nil, nil.
+// that path, or it failed to load before with that content under the
+// current configuration: then it returns nil, nil.
 func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot[*module]) (*module, error) {
 	wasm, err := h.readModule(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	sum := sandbox.Sum(wasm) // once: the sandbox keys its compiled code by it too
-	if cur, ok := s.Plugin(pluginName(path)); ok && cur.Path() == path && cur.SHA256() == hexDigest(sum) &&
+	digest := hexDigest(sum)
+	if cur, ok := s.Plugin(pluginName(path)); ok && cur.Path() == path && cur.SHA256() == digest &&
 		cur.generation == h.generation {
 		h.log.Debug("plugin unchanged; not reloaded", "file", path)
 		return nil, nil
 	}
+	if h.failedBefore(path, digest) {
+		h.log.Debug("plugin unchanged since it failed to load; not tried again", "file", path)
+		return nil, nil
+	}
 	p, err := plugin.Load(ctx, path, wasm, h.pluginOptions(path, &sum))
 	if err != nil {
+		if ctx.Err() == nil {
+			h.recordFailure(path, digest)
+		}
 		return nil, err
 	}
+	h.forgetFailure(path)
 	h.open.Add(1)
 	return &module{Plugin: p, open: &h.open, generation: h.generation}, nil
+}
+
+// A failure is the content and configuration a file failed to load with;
+// the same file is not loaded (nor logged) again until one of them changes.
+type failure struct {
+	sha256     string
+	generation uint64
+}
+
+func (h *Host) failedBefore(path, digest string) bool {
+	h.failMu.Lock()
+	defer h.failMu.Unlock()
+	return h.failed[path] == failure{digest, h.generation}
+}
+
+func (h *Host) recordFailure(path, digest string) {
+	h.failMu.Lock()
+	defer h.failMu.Unlock()
+	h.failed[path] = failure{digest, h.generation}
+}
+
+func (h *Host) forgetFailure(path string) {
+	h.failMu.Lock()
+	defer h.failMu.Unlock()
+	delete(h.failed, path)
+}
+
+// forgetFailures drops the failures of files of the directory that are
+// gone, so that the map does not grow with files that came and went.
+func (h *Host) forgetFailures(present map[string]bool) {
+	h.failMu.Lock()
+	defer h.failMu.Unlock()
+	for path := range h.failed {
+		if filepath.Dir(path) == h.dir && !present[path] {
+			delete(h.failed, path)
+		}
+	}
 }
 
 // loadFailed logs why path did not load, and returns the name of the plugin

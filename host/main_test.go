@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"text/template"
 	"time"
@@ -213,9 +214,17 @@ func (l *logs) String() string {
 // changes collects a Host's Changes for a test to take in order.
 type changes chan host.Change
 
+// subscribe collects the Changes made after it returns: not the one
+// Subscribe delivers first, of the tools served already.
 func subscribe(h *host.Host) changes {
 	c := make(changes, 1024)
-	h.Subscribe(func(ch host.Change) { c <- ch })
+	var subscribed atomic.Bool
+	h.Subscribe(func(ch host.Change) {
+		if subscribed.Load() {
+			c <- ch
+		}
+	})
+	subscribed.Store(true)
 	return c
 }
 

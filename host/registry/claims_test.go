@@ -83,3 +83,31 @@ func TestCollisionLogNamesBothFilesAndTool(t *testing.T) {
 		t.Fatalf("handover log = %q", s)
 	}
 }
+
+func TestHoldDecidesByNameNotArrival(t *testing.T) {
+	store := &memStore{}
+	r := newRegistry(t, store)
+	release := r.Hold()
+	// b finishes loading first; a, which sorts first, arrives later and
+	// takes x over, as a single swap of both would have given it to a.
+	mustUpdate(t, r, []*fake{newFake("b", 1, tool("x", "b"))})
+	if got := served(r)["x"]; got != "b" {
+		t.Fatalf("x served by %q, want b while alone", got)
+	}
+	c := mustUpdate(t, r, []*fake{newFake("a", 1, tool("x", "a"))})
+	if got := served(r)["x"]; got != "a" || len(c.Updated) != 1 {
+		t.Fatalf("x served by %q (change %+v), want a, updated", got, c)
+	}
+	if store.saves != 0 {
+		t.Fatal("claims saved while held")
+	}
+	release()
+	if got := r.Claims()["x"]; got != "a" || store.saves != 1 {
+		t.Fatalf("claim of x = %q after %d saves, want a after one", got, store.saves)
+	}
+	// Released: the incumbent keeps the name again.
+	mustUpdate(t, r, []*fake{newFake("0", 1, tool("x", "0"))})
+	if got := served(r)["x"]; got != "a" {
+		t.Fatalf("x served by %q after release, want the incumbent a", got)
+	}
+}

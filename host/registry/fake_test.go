@@ -155,9 +155,18 @@ func names[P Plugin](es []Entry[P]) []string {
 	return out
 }
 
+// call runs tool as the host does, with Registry.Call.
+func call(r *Registry[*fake], tool string) (res *plugin.Result, err error) {
+	err = r.Call(tool, func(p *fake) error {
+		res, err = p.Call(context.Background(), tool, nil, nil)
+		return err
+	})
+	return res, err
+}
+
 func callText(t *testing.T, r *Registry[*fake], tool string) string {
 	t.Helper()
-	res, err := r.Call(context.Background(), tool, nil, nil)
+	res, err := call(r, tool)
 	if err != nil {
 		t.Fatalf("Call %s: %v", tool, err)
 	}

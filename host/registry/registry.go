@@ -16,17 +16,16 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/plugin"
-	"github.com/wasmcp/wasmcp/host/sandbox"
 )
 
 // Plugin is what the registry needs of a loaded module; *plugin.Plugin
@@ -39,8 +38,6 @@ type Plugin interface {
 	Path() string
 	// Tools are the plugin's tool definitions; the slice must not change.
 	Tools() []abi.Tool
-	// Call runs one tool. It returns plugin.ErrClosed once Close has begun.
-	Call(ctx context.Context, tool string, args json.RawMessage, hooks *sandbox.CallHooks) (*plugin.Result, error)
 	// Close refuses new calls, waits for running ones, and frees the plugin.
 	Close(ctx context.Context) error
 }
@@ -65,14 +62,18 @@ type Options struct {
 
 // Registry is the tool index. All methods are safe for concurrent use.
 type Registry[P Plugin] struct {
-	log    *slog.Logger
-	store  ClaimStore
-	snap   atomic.Pointer[Snapshot[P]]
-	notify notifier[P]
+	log   *slog.Logger
+	store ClaimStore
+	snap  atomic.Pointer[Snapshot[P]]
 
 	mu     sync.Mutex        // serialises writers
 	claims map[string]string // tool name -> plugin name; guarded by mu
 	closed bool              // guarded by mu
+	subs   []*subscriber[P]  // guarded by mu
+	// held is set while Hold keeps the claims as they were: pending are
+	// the claims the swaps since then imply, saved on release.
+	held    bool
+	pending map[string]string
 
 	drains       sync.WaitGroup  // background Close of replaced plugins
 	drainCtx     context.Context // their context; cancelled if Close runs out of time
@@ -149,24 +150,59 @@ func (r *Registry[P]) Update(put []P, remove []string) (Change[P], error) {
 
 	next, claims := resolve(plugins, r.claims)
 	r.logOwnership(old, next)
-	if !maps.Equal(r.claims, claims) {
-		r.claims = claims
-		if r.store != nil {
-			if err := r.store.Save(claims); err != nil {
-				r.log.Warn("tool name claims not saved; they last until exit", "err", err)
-			}
-		}
+	if r.held {
+		r.pending = claims
+	} else {
+		r.setClaims(claims)
 	}
 	r.snap.Store(next)
 
 	change := diff(old, next)
 	if !change.Empty() {
-		r.notify.publish(change)
+		for _, s := range r.subs {
+			s.fn(change)
+		}
 	}
 	for _, p := range retired {
 		r.closeInBackground(p)
 	}
 	return change, nil
+}
+
+// setClaims replaces the claims and saves them if they changed; r.mu is
+// held.
+func (r *Registry[P]) setClaims(claims map[string]string) {
+	if maps.Equal(r.claims, claims) {
+		return
+	}
+	r.claims = claims
+	if r.store != nil {
+		if err := r.store.Save(claims); err != nil {
+			r.log.Warn("tool name claims not saved; they last until exit", "err", err)
+		}
+	}
+}
+
+// Hold keeps the claims as they are until release is called, so that a set
+// of plugins published one swap at a time, as each finishes loading, ends in
+// the snapshot one swap of them all would give: ownership of a contested
+// tool is then decided by the claims and plugin names, not by which plugin
+// loaded first (a plugin that arrives later may take over a name while
+// held). release adopts the claims the last swap implies. Holds do not
+// nest.
+func (r *Registry[P]) Hold() (release func()) {
+	r.mu.Lock()
+	r.held = true
+	r.mu.Unlock()
+	return sync.OnceFunc(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.held = false
+		if r.pending != nil {
+			r.setClaims(r.pending)
+			r.pending = nil
+		}
+	})
 }
 
 // closeInBackground drains and closes p without holding up the caller.
@@ -181,40 +217,56 @@ func (r *Registry[P]) closeInBackground(p P) {
 	}()
 }
 
-// Call runs tool in the plugin that serves it now. If that plugin was
-// swapped out and closed between the lookup and the call, the call is
-// retried on the newer snapshot, so a tool present before and after a swap
-// never fails because of it.
-func (r *Registry[P]) Call(ctx context.Context, tool string, args json.RawMessage, hooks *sandbox.CallHooks) (*plugin.Result, error) {
+// Call runs fn with the plugin serving tool now. If fn reports that the
+// plugin was closed (an error wrapping plugin.ErrClosed) because it was
+// swapped out between the lookup and the call, fn is run again with the
+// plugin of the newer snapshot, so a tool present before and after a swap
+// never fails because of it. The error is ErrUnknownTool (wrapped with the
+// name) for a tool no plugin serves, ErrClosed after Close, or fn's.
+func (r *Registry[P]) Call(tool string, fn func(P) error) error {
 	for {
 		s := r.snap.Load()
 		if s.closed {
-			return nil, ErrClosed
+			return ErrClosed
 		}
 		e, ok := s.tools[tool]
 		if !ok {
-			return nil, fmt.Errorf("%w %q", ErrUnknownTool, tool)
+			return fmt.Errorf("%w %q", ErrUnknownTool, tool)
 		}
-		res, err := e.Plugin.Call(ctx, tool, args, hooks)
+		err := fn(e.Plugin)
 		if errors.Is(err, plugin.ErrClosed) && r.snap.Load() != s {
 			// Swapped out under us: the new snapshot was stored before
 			// the old plugin was closed, so the retry sees it.
 			continue
 		}
 		if errors.Is(err, plugin.ErrUnknownTool) {
-			return nil, fmt.Errorf("%w %q", ErrUnknownTool, tool)
+			return fmt.Errorf("%w %q", ErrUnknownTool, tool)
 		}
-		return res, err
+		return err
 	}
 }
 
-// Subscribe registers fn to receive every non-empty Change made after it
-// returns. Changes are delivered one at a time, in the order the swaps
-// happened, from a goroutine of the registry; a slow fn delays later
-// deliveries, not swaps. fn must not call Close. After cancel returns, fn is
-// not called with any Change whose delivery has not started.
+type subscriber[P Plugin] struct{ fn func(Change[P]) }
+
+// Subscribe calls fn with the tools served now, as one Change of added
+// tools (unless there are none), and then with every non-empty Change, in
+// the order of the swaps. fn runs with the registry's writer lock held, in
+// the goroutine of the swap, so that when Update returns its subscribers
+// have seen it: fn must be quick and must not call Update, Hold or Close.
+// After cancel returns, fn is not called again.
 func (r *Registry[P]) Subscribe(fn func(Change[P])) (cancel func()) {
-	return r.notify.subscribe(fn)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := &subscriber[P]{fn: fn}
+	if now := r.snap.Load().sorted; len(now) > 0 {
+		fn(Change[P]{Added: now})
+	}
+	r.subs = append(slices.Clip(r.subs), s)
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.subs = slices.DeleteFunc(slices.Clone(r.subs), func(x *subscriber[P]) bool { return x == s })
+	}
 }
 
 // Close empties the registry, closes every plugin and waits for plugins
@@ -255,7 +307,6 @@ func (r *Registry[P]) Close(ctx context.Context) error {
 	wg.Wait()
 	r.drains.Wait()
 	r.cancelDrains()
-	r.notify.close()
 	return errors.Join(errs...)
 }
 

@@ -33,7 +33,7 @@ func TestUpdateServesToolsSorted(t *testing.T) {
 func TestUnknownTool(t *testing.T) {
 	r := newRegistry(t, nil)
 	mustUpdate(t, r, []*fake{newFake("a", 1, tool("x", ""))})
-	_, err := r.Call(context.Background(), "nope", nil, nil)
+	_, err := call(r, "nope")
 	if !errors.Is(err, ErrUnknownTool) || !strings.Contains(err.Error(), `"nope"`) {
 		t.Fatalf("err = %v, want ErrUnknownTool naming the tool", err)
 	}
@@ -89,15 +89,23 @@ func TestNoOpReloadPublishesNothingAndClosesOld(t *testing.T) {
 	if got := callText(t, r, "x"); got != "a/2:x" {
 		t.Fatalf("Call after reload = %q, want the new version", got)
 	}
-	// A marker change flushes the queue: everything before it was delivered.
-	done := make(chan struct{})
-	r.Subscribe(func(Change[*fake]) { close(done) })
-	mustUpdate(t, r, []*fake{newFake("m", 1, tool("marker", ""))})
-	<-done
+	// Subscribers see each swap before Update returns.
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 2 || names(got[0].Added)[0] != "x" || names(got[1].Added)[0] != "marker" {
-		t.Fatalf("changes = %+v, want the first load and the marker only", got)
+	if len(got) != 1 || names(got[0].Added)[0] != "x" {
+		t.Fatalf("changes = %+v, want the first load only", got)
+	}
+}
+
+func TestSubscribeGetsTheToolsServedNow(t *testing.T) {
+	r := newRegistry(t, nil)
+	var got []Change[*fake]
+	r.Subscribe(func(c Change[*fake]) { got = append(got, c) }) // nothing served: no call
+	mustUpdate(t, r, []*fake{newFake("a", 1, tool("x", ""), tool("y", ""))})
+	var late []Change[*fake]
+	r.Subscribe(func(c Change[*fake]) { late = append(late, c) })
+	if len(got) != 1 || len(late) != 1 || !reflect.DeepEqual(names(late[0].Added), []string{"x", "y"}) {
+		t.Fatalf("first subscriber saw %+v, late one %+v; want one Change adding x and y each", got, late)
 	}
 }
 
@@ -255,7 +263,7 @@ func TestCallRetriedWhenPluginClosedBetweenLookupAndCall(t *testing.T) {
 	}
 	done := make(chan result)
 	go func() {
-		res, err := r.Call(context.Background(), "x", nil, nil)
+		res, err := call(r, "x")
 		done <- result{res, err}
 	}()
 	<-entered // the call holds v1, not yet counted in flight
@@ -279,7 +287,7 @@ func TestCallInFlightFinishesOnOldVersion(t *testing.T) {
 	mustUpdate(t, r, []*fake{v1})
 	done := make(chan string)
 	go func() {
-		res, err := r.Call(context.Background(), "x", nil, nil)
+		res, err := call(r, "x")
 		if err != nil {
 			done <- err.Error()
 			return
@@ -305,18 +313,11 @@ func TestCallInFlightFinishesOnOldVersion(t *testing.T) {
 
 func TestSubscribeOrderAndCancel(t *testing.T) {
 	r := newRegistry(t, nil)
-	mustUpdate(t, r, []*fake{newFake("a", 0, tool("x", "start"))}) // before any subscriber: not queued
-	var mu sync.Mutex
+	mustUpdate(t, r, []*fake{newFake("a", 0, tool("x", "start"))})
 	var seen []string
 	cancel := r.Subscribe(func(c Change[*fake]) {
-		mu.Lock()
-		defer mu.Unlock()
-		seen = append(seen, c.Updated[0].Tool.Description)
-	})
-	marker := make(chan struct{}, 1)
-	r.Subscribe(func(c Change[*fake]) {
-		if len(c.Updated) == 1 && c.Updated[0].Tool.Description == "99" {
-			marker <- struct{}{}
+		if len(c.Updated) == 1 {
+			seen = append(seen, c.Updated[0].Tool.Description)
 		}
 	})
 	var want []string
@@ -325,12 +326,8 @@ func TestSubscribeOrderAndCancel(t *testing.T) {
 		want = append(want, d)
 		mustUpdate(t, r, []*fake{newFake("a", i, tool("x", d))})
 	}
-	<-marker
 	cancel()
 	mustUpdate(t, r, []*fake{newFake("a", 100, tool("x", "after cancel"))})
-	r.Close(context.Background()) // waits for deliveries in progress
-	mu.Lock()
-	defer mu.Unlock()
 	if !reflect.DeepEqual(seen, want) {
 		t.Fatalf("seen %v\nwant %v", seen, want)
 	}
@@ -351,7 +348,7 @@ func TestCloseClosesEverything(t *testing.T) {
 			t.Fatalf("%s closed %d times", f.name, f.closes.Load())
 		}
 	}
-	if _, err := r.Call(context.Background(), "x", nil, nil); !errors.Is(err, ErrClosed) {
+	if _, err := call(r, "x"); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Call after Close: %v", err)
 	}
 	late := newFake("d", 1, tool("w", ""))
@@ -382,7 +379,7 @@ func TestCallsDuringSwapsNeverFail(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := r.Call(context.Background(), "x", nil, nil); err != nil {
+				if _, err := call(r, "x"); err != nil {
 					errs <- err
 					return
 				}
@@ -416,7 +413,7 @@ func TestCloseBoundedByContext(t *testing.T) {
 	stuck := newFake("a", 1, tool("x", ""))
 	stuck.duringCall = func() { close(entered); <-release }
 	mustUpdate(t, r, []*fake{stuck})
-	go r.Call(context.Background(), "x", nil, nil)
+	go call(r, "x")
 	<-entered
 	// Replaced while its call runs: closed in the background, which waits.
 	mustUpdate(t, r, []*fake{newFake("a", 2, tool("x", ""))})
