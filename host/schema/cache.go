@@ -59,9 +59,6 @@ type compiledDoc struct {
 	sch *jsonschema.Schema
 	// objectType: the document is an object whose "type" is "object".
 	objectType bool
-	// plan validates without jsonschema, if the schema has one. It holds
-	// no pointer to sch, which the cache holds only weakly.
-	plan *node
 }
 
 // slot is a cache entry: the compiled schema, held weakly, and what
@@ -69,13 +66,12 @@ type compiledDoc struct {
 type slot struct {
 	w          weak.Pointer[jsonschema.Schema]
 	objectType bool
-	plan       *node
 }
 
 // value returns the entry's schema, or ok false once it is collected.
 func (e slot) value() (_ compiledDoc, ok bool) {
 	sch := e.w.Value()
-	return compiledDoc{sch, e.objectType, e.plan}, sch != nil
+	return compiledDoc{sch, e.objectType}, sch != nil
 }
 
 // key is the SHA-256 of the compiler settings, the kind of the key and a
@@ -173,7 +169,7 @@ func (c *cache) build(doc any) (compiledDoc, error) {
 		return compiledDoc{}, err
 	}
 	obj, _ := doc.(map[string]any)
-	return compiledDoc{sch: sch, objectType: obj != nil && obj["type"] == "object", plan: newPlan(doc, sch)}, nil
+	return compiledDoc{sch: sch, objectType: obj != nil && obj["type"] == "object"}, nil
 }
 
 // lookup returns the live schema under k, if any.
@@ -196,7 +192,7 @@ func (c *cache) put(k key, d compiledDoc) {
 		return
 	}
 	w := weak.Make(d.sch)
-	c.entries[k] = slot{w, d.objectType, d.plan}
+	c.entries[k] = slot{w, d.objectType}
 	// The argument holds the schema only weakly, so it does not keep it
 	// alive.
 	runtime.AddCleanup(d.sch, c.drop, entry{k, w})

@@ -12,10 +12,6 @@
 // exponent, and a bound keeps a hostile document from buying seconds of CPU
 // with a few bytes. Objects in schemas and documents must not repeat a
 // member name: parsers differ on which value counts.
-//
-// Schemas made only of the common keywords validate the documents they
-// accept without jsonschema, which is much slower and has the last word on
-// every other document (see plan.go).
 package schema
 
 import (
@@ -42,7 +38,6 @@ const maxProblems = 5
 type Schema struct {
 	compiled   *jsonschema.Schema
 	objectType bool
-	plan       *node // nil when the schema has none (see plan.go)
 }
 
 // Compile compiles the schema document raw. Documents with the same bytes,
@@ -54,7 +49,7 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{compiled: d.sch, objectType: d.objectType, plan: d.plan}, nil
+	return &Schema{compiled: d.sch, objectType: d.objectType}, nil
 }
 
 // ObjectType reports whether the document is an object whose "type" is
@@ -118,21 +113,10 @@ func compileMessage(err error) string {
 // first problems, one per location, such as
 //
 //	at /count: got string, want integer; at (root): missing property 'name'
-//
-// A document its schema's plan accepts is valid without jsonschema; any
-// other goes to jsonschema, which decides and words the problems (see
-// plan.go). The plan first reads the document's bytes (walk.go), and only
-// when that declines is the document decoded.
 func (s *Schema) Validate(doc json.RawMessage) error {
-	if s.plan != nil && s.plan.validDocument(doc) {
-		return nil
-	}
 	v, err := decode(doc)
 	if err != nil {
 		return err
-	}
-	if s.plan != nil && s.plan.valid(v) {
-		return nil
 	}
 	if err := s.compiled.Validate(v); err != nil {
 		if ve, ok := errors.AsType[*jsonschema.ValidationError](err); ok {
