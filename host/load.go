@@ -164,17 +164,27 @@ func (h *Host) syncDirLocked(ctx context.Context, all, progressive bool) error {
 	}
 	h.forgetFailures(present)
 	var publish func([]*module)
+	var published []*module
 	if progressive {
 		// Ownership of contested names is settled by the whole set, not
 		// by who loaded first (registry.Hold).
 		defer h.reg.Hold()()
 		publish = func(mods []*module) {
-			h.update(mods, gone, s) // the removals go with the first modules
-			gone = nil
+			if _, err := h.reg.Update(mods, gone); err == nil { // the removals go with the first modules
+				h.logRemoved(gone, s)
+				gone = nil
+				published = append(published, mods...)
+			}
 		}
 	}
 	mods, refused := h.loadAll(ctx, paths, s, publish)
 	h.update(mods, append(gone, refused...), s)
+	// Logged once the set is complete: a module served first may have lost
+	// a name to one that sorts before it since.
+	now := h.reg.Snapshot()
+	for _, m := range published {
+		h.logLoaded(m, now)
+	}
 	return ctx.Err()
 }
 
@@ -232,6 +242,10 @@ func (h *Host) update(mods []*module, gone []string, s *registry.Snapshot[*modul
 	for _, m := range mods {
 		h.logLoaded(m, now)
 	}
+	h.logRemoved(gone, s)
+}
+
+func (h *Host) logRemoved(gone []string, s *registry.Snapshot[*module]) {
 	for _, name := range gone {
 		p, _ := s.Plugin(name)
 		h.log.Info("plugin removed", "file", p.Path())

@@ -324,6 +324,11 @@ func (r *Registry[P]) logOwnership(old, next *Snapshot[P]) {
 		r.log.Warn("tool name collision: tool refused, another module serves it",
 			"tool", f.Tool, "file", next.plugins[f.Plugin].p.Path(), "served_by", next.plugins[f.Owner].p.Path())
 	}
+	if r.held {
+		// Names move to the modules that sort first as they arrive; the
+		// refusals above say where each ended.
+		return
+	}
 	for name, e := range next.tools {
 		prev, ok := old.tools[name]
 		if !ok || prev.Plugin.Name() == e.Plugin.Name() {
