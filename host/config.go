@@ -15,10 +15,11 @@ import (
 // Defaults of NewConfig. They match ABI.md section 6 and the flags of the
 // wasmcp command.
 const (
-	DefaultTimeout   = 30 * time.Second
-	DefaultMemory    = 256 << 20
-	DefaultMaxInput  = 4 << 20
-	DefaultMaxOutput = 4 << 20
+	DefaultTimeout       = 30 * time.Second
+	DefaultClientTimeout = 10 * time.Minute
+	DefaultMemory        = 256 << 20
+	DefaultMaxInput      = 4 << 20
+	DefaultMaxOutput     = 4 << 20
 )
 
 // pageSize is the size of a WebAssembly memory page; memory limits are whole

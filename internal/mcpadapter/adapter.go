@@ -1,23 +1,20 @@
 // Package mcpadapter serves a wasmcp host over the Model Context Protocol.
 //
-// It is the only package that imports the MCP Go SDK. It mirrors the host's
-// tool set onto an mcp.Server, keeps it in step with the host's change events
-// (so clients receive notifications/tools/list_changed on hot reload), and
-// turns tools/call requests into host calls. Everything the protocol does not
-// dictate (validation, limits, result completion) happens in the host; this
-// package only translates.
+// It is the only package that imports the MCP Go SDK. It registers the
+// host's tools with go-sdk servers as the host reports them (so clients
+// receive notifications/tools/list_changed on hot reload), answers
+// tools/list from the host itself, and turns tools/call requests into host
+// calls. Everything the protocol does not dictate (validation, limits,
+// result completion) happens in the host; this package only translates.
 package mcpadapter
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"slices"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,7 +29,11 @@ import (
 type Host interface {
 	Tools() []host.Tool
 	Call(ctx context.Context, req host.CallRequest) (*host.Result, error)
+	// Subscribe calls fn with the tools served now, then with every change,
+	// in order and before the load that made it goes on (host.Subscribe).
 	Subscribe(fn func(host.Change)) (cancel func())
+	// Loaded is closed once the first load of the plugin directory is over.
+	Loaded() <-chan struct{}
 }
 
 // Options configure an Adapter.
@@ -43,10 +44,19 @@ type Options struct {
 	// lines reach it through the host. Nil discards them.
 	Logger *slog.Logger
 	// MaxInput is the host's cap on a call's arguments, in bytes. The stdio
-	// transport's line limit is raised to fit such a request, so an oversized
-	// argument document gets the host's readable tool error rather than a
-	// dropped connection.
+	// line limit and the HTTP body limit are raised to fit such a request, so
+	// an oversized argument document gets the host's readable tool error
+	// rather than a dropped connection.
 	MaxInput int
+	// MaxInFlight bounds the requests of one stdio connection being served
+	// at once; the connection stops reading until one is answered. 0 means
+	// DefaultMaxInFlight.
+	MaxInFlight int
+	// CallTimeout is the host's deadline of one call. It bounds how long a
+	// call of a tool not known yet waits for the host's first load, and how
+	// long the calls in flight when a stdio client closes its input have to
+	// finish. 0 means host.DefaultTimeout.
+	CallTimeout time.Duration
 	// Limits is the admission policy of tool calls: rate limits per session
 	// and per tool, and a concurrency cap per plugin. A refused call is a
 	// tool error that says which limit refused it. The zero value admits
@@ -59,200 +69,140 @@ type Options struct {
 	LogArgs bool
 }
 
-// An Adapter mirrors one Host onto one mcp.Server.
+// DefaultMaxInFlight is the default of Options.MaxInFlight.
+const DefaultMaxInFlight = 64
+
+// An Adapter serves one Host through go-sdk servers: one for stdio and the
+// sessions of 2025-era HTTP clients, and, made by HTTPHandler, one for
+// stateless HTTP requests of each protocol era (they advertise different
+// capabilities).
 type Adapter struct {
 	host     Host
-	server   *mcp.Server
 	logger   *slog.Logger
-	maxInput int
-	cancel   func()
+	opts     Options
 	policy   *limits.Policy
 	clock    limits.Clock
-	audit    *slog.Logger // nil: no audit lines
-	logArgs  bool
+	server   *mcp.Server
+	cancel   func()
 
-	mu sync.Mutex
-	// tools maps each registered tool name to its definition as last given to
-	// the server, so that a change that leaves a definition as it was does not
-	// make clients reload their tool lists.
-	tools map[string]registered
+	mu      sync.Mutex
+	servers []served // every server the tools are registered with; guarded by mu
 }
 
-type registered struct {
-	plugin string
-	sha256 string
-	def    []byte // JSON of the abi.Tool
+// served is a server and the tools/call handler its tools are registered
+// with.
+type served struct {
+	server *mcp.Server
+	handle mcp.ToolHandler
 }
 
 // New creates an Adapter serving h's tools and keeps it in step with h until
 // Close.
 func New(h Host, opts Options) *Adapter {
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = host.DefaultTimeout
 	}
 	clock := opts.Limits.Clock
 	if clock == nil {
 		clock = limits.SystemClock{}
 	}
-	a := &Adapter{
-		host:     h,
-		logger:   logger,
-		maxInput: opts.MaxInput,
-		policy:   limits.New(opts.Limits),
-		clock:    clock,
-		audit:    opts.Audit,
-		logArgs:  opts.LogArgs,
-		tools:    map[string]registered{},
-	}
-	a.server = mcp.NewServer(&mcp.Implementation{Name: "wasmcp", Version: opts.Version}, &mcp.ServerOptions{
-		Logger: slog.New(sdkHandler{logger.Handler()}),
+	a := &Adapter{host: h, logger: opts.Logger, opts: opts, policy: limits.New(opts.Limits), clock: clock}
+	a.server = a.newServer(true, false, false)
+	// Subscribe delivers the tools served now, then every change.
+	a.cancel = h.Subscribe(a.onChange)
+	return a
+}
+
+// newServer makes a go-sdk server with the adapter's middleware and keeps
+// its tools in step with the host's from then on, registering the tools
+// served now when withTools is set (New has Subscribe deliver them).
+// listChanged says whether its clients can be told of changes; stateless
+// whether it serves 2025-era clients without sessions.
+func (a *Adapter) newServer(listChanged, stateless, withTools bool) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "wasmcp", Version: a.opts.Version}, &mcp.ServerOptions{
+		Logger: slog.New(sdkHandler{a.logger.Handler()}),
 		// Set explicitly: the SDK infers "tools" only when a tool exists at
 		// connect time, and a server started on an empty directory must still
 		// promise list_changed for the tools hot reload will bring.
 		Capabilities: &mcp.ServerCapabilities{
-			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+			Tools:   &mcp.ToolCapabilities{ListChanged: listChanged},
 			Logging: &mcp.LoggingCapabilities{},
 		},
 	})
-	a.server.AddReceivingMiddleware(growStackForCalls)
-	// Subscribe before taking the snapshot so that no change falls between
-	// the two; one that is seen twice is ignored by apply.
-	a.cancel = h.Subscribe(a.onChange)
-	a.apply(h.Tools(), nil)
-	return a
+	s.AddReceivingMiddleware(a.listTools, a.awaitLoad, checkLogLevel)
+	handle := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return a.handle(ctx, req, stateless)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if withTools {
+		// Under a.mu, which onChange takes: a change made while these are
+		// read is applied after them, again, which changes nothing.
+		for _, t := range a.host.Tools() {
+			a.register(s, t, handle)
+		}
+	}
+	a.servers = append(a.servers, served{s, handle})
+	return s
 }
 
 // Close stops following the host's changes. It does not close the host.
 func (a *Adapter) Close() { a.cancel() }
 
-// Serve speaks MCP over r and w (newline-delimited JSON-RPC, the stdio
-// transport) until the client closes r, or ctx is done. A client that hangs
-// up is a normal end and returns nil.
-func (a *Adapter) Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	return a.serve(ctx, newStdioTransport(r, w, a.lineLimit(), a.logger))
-}
-
-func (a *Adapter) serve(ctx context.Context, t mcp.Transport) error {
-	ss, err := a.server.Connect(ctx, t, nil)
-	if err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- ss.Wait() }()
-	select {
-	case <-ctx.Done():
-		ss.Close()
-		<-done
-		return nil
-	case err := <-done:
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("session: %w", err)
-		}
-		return nil
-	}
-}
-
-// lineLimit is the longest JSON-RPC message accepted: the SDK's default, or
-// more when the host accepts larger arguments.
-func (a *Adapter) lineLimit() int {
-	const envelope = 1 << 20 // room for the request around the arguments
-	return max(mcp.DefaultMaxLineLength, a.maxInput+envelope)
-}
-
+// onChange registers added and updated tools with every server and removes
+// removed ones. go-sdk tells clients of any of it with one debounced
+// notifications/tools/list_changed. The host reports only effective
+// changes, so a reload that leaves every definition as it was tells clients
+// nothing.
 func (a *Adapter) onChange(c host.Change) {
-	added, removed := a.apply(append(slices.Clone(c.Added), c.Updated...), c.Removed)
-	a.logger.Debug("tool set changed", "registered", added, "removed", removed)
-}
-
-// apply registers upserts and removes removed, skipping any tool whose
-// definition the server already has, and reports how many tools it
-// registered and removed. The server tells clients of any of it with one
-// debounced notifications/tools/list_changed.
-func (a *Adapter) apply(upserts []host.Tool, removed []string) (added, gone int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var names []string
-	for _, name := range removed {
-		if _, ok := a.tools[name]; ok {
-			delete(a.tools, name)
-			names = append(names, name)
+	for _, sv := range a.servers {
+		if len(c.Removed) > 0 {
+			sv.server.RemoveTools(c.Removed...)
+		}
+		for _, t := range c.Added {
+			a.register(sv.server, t, sv.handle)
+		}
+		for _, t := range c.Updated {
+			a.register(sv.server, t, sv.handle)
 		}
 	}
-	if len(names) > 0 {
-		a.server.RemoveTools(names...)
-	}
-	for _, t := range upserts {
-		def, err := json.Marshal(t.Tool)
-		if err != nil {
-			a.logger.Error("tool not served", "tool", t.Name, "plugin", t.Plugin, "error", err)
-			continue
-		}
-		if old, ok := a.tools[t.Name]; ok && bytes.Equal(old.def, def) {
-			// Clients would see nothing new; only the serving module
-			// (named in forwarded log lines) may have changed.
-			a.tools[t.Name] = registered{plugin: t.Plugin, sha256: t.SHA256, def: def}
-			continue
-		}
-		if err := a.addTool(t.Tool); err != nil {
-			a.logger.Error("tool not served", "tool", t.Name, "plugin", t.Plugin, "error", err)
-			continue
-		}
-		a.tools[t.Name] = registered{plugin: t.Plugin, sha256: t.SHA256, def: def}
-		added++
-	}
-	return added, len(names)
 }
 
-// addTool registers t with the server. The SDK panics on a definition it
-// rejects; the host has validated every definition already, so such a panic
-// is reported as an error instead of taking the server down.
-func (a *Adapter) addTool(t abi.Tool) (err error) {
+// register adds t to s. The SDK panics on a definition it rejects; the host
+// has validated every definition already, so such a panic is logged
+// instead of taking the server down.
+func (a *Adapter) register(s *mcp.Server, t host.Tool, handle mcp.ToolHandler) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("MCP SDK refused the definition: %v", r)
+			a.logger.Error("tool not served: the MCP SDK refused its definition", "tool", t.Name, "plugin", t.Plugin, "error", r)
 		}
 	}()
-	a.server.AddTool(toMCPTool(t), a.handle)
-	return nil
+	s.AddTool(toMCPTool(t.Tool), handle)
 }
 
-// handle serves tools/call for every tool: the call is admitted by the
-// policy, the arguments go to the host as the client sent them, and the
-// host's result comes back translated. Every call leaves an audit line.
-func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.CallToolResult, err error) {
+// handle serves tools/call for every tool: the host resolves the tool to the
+// module serving it, the policy admits the call for that module, the
+// arguments go to the host as the client sent them, and the host's result
+// comes back translated. Every call leaves an audit line. stateless says
+// that the request came without a session from a 2025-era client.
+func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateless bool) (_ *mcp.CallToolResult, err error) {
 	name := req.Params.Name
-	a.mu.Lock()
-	reg := a.tools[name]
-	a.mu.Unlock()
 	rec := callRecord{
 		session: sessionID(req.Session),
 		tool:    name,
-		plugin:  reg.plugin,
-		sha256:  reg.sha256,
 		args:    req.Params.Arguments,
 		start:   a.clock.Now(),
 	}
 	var res *host.Result
 	defer func() { a.record(ctx, &rec, res, err) }()
-
-	release, err := a.policy.Admit(ctx, rec.session, name, reg.plugin)
-	if err != nil {
-		var rateErr *limits.RateError
-		var busyErr *limits.BusyError
-		switch {
-		case errors.As(err, &rateErr):
-			rec.outcome = outcomeRateLimited
-		case errors.As(err, &busyErr):
-			rec.outcome = outcomeBusy
-		default: // the client went away while the call waited for a turn
-			rec.outcome = outcomeCanceled
-			return nil, err
-		}
-		res = refusal(err.Error())
-		return toCallToolResult(&res.Result), nil
-	}
-	defer release()
 
 	// A client of the 2026-07-28 protocol answers the guest's sampling and
 	// elicitation requests in requests of its own (rounds.go).
@@ -261,16 +211,25 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 		var roundsErr error
 		if rs, roundsErr = newRounds(req); roundsErr != nil {
 			rec.outcome = outcomeToolError
-			res = refusal(fmt.Sprintf("tool %s: %v", name, roundsErr))
+			res = refusedResult(fmt.Sprintf("tool %s: %v", name, roundsErr))
 			return toCallToolResult(&res.Result), nil
 		}
 	}
 	creq := host.CallRequest{
 		Tool:      name,
 		Arguments: req.Params.Arguments,
-		Log:       a.clientLog(ctx, req.Session, name, reg.plugin, rs),
+		Admit: func(ctx context.Context, m host.Module) (func(), error) {
+			rec.module = m
+			return a.policy.Admit(ctx, rec.session, name, m.Plugin)
+		},
 	}
-	a.clientFeatures(ctx, req, &creq, rs) // progress, sampling, elicitation (client.go)
+	if !stateless {
+		// Log lines: go-sdk sends none until the client sets a level, which a
+		// stateless client cannot, so in both modes a client that never set
+		// one gets none.
+		creq.Log = a.clientLog(ctx, req.Session, &rec, rs)
+	}
+	a.clientFeatures(ctx, req, &creq, rs, stateless) // progress, sampling, elicitation (client.go)
 	res, err = a.host.Call(ctx, creq)
 	if errors.Is(err, host.ErrUnknownTool) {
 		// The tool went away between the SDK's lookup and the host call (a
@@ -278,8 +237,17 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 	}
 	if err != nil {
+		if outcome, ok := refused(err); ok {
+			rec.outcome = outcome
+			res, err = refusedResult(errors.Unwrap(err).Error()), nil
+			return toCallToolResult(&res.Result), nil
+		}
+		if ctx.Err() != nil { // the client went away while the call waited for a turn
+			rec.outcome = outcomeCanceled
+		}
 		return nil, fmt.Errorf("call %s: %w", name, err)
 	}
+	rec.module = res.Module
 	if rs != nil && errors.Is(res.Failure, host.ErrInputRequired) {
 		out, asked := rs.result()
 		if asked {
@@ -290,8 +258,23 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest) (_ *mcp.
 	return toCallToolResult(&res.Result), nil
 }
 
-// refusal is the tool error of a call that was not run.
-func refusal(msg string) *host.Result {
+// refused reports the outcome of a call the admission policy refused, whose
+// reason err wraps: the tool error the model reads says which limit and
+// when to retry.
+func refused(err error) (outcome string, ok bool) {
+	var rateErr *limits.RateError
+	var busyErr *limits.BusyError
+	switch {
+	case errors.As(err, &rateErr):
+		return outcomeRateLimited, true
+	case errors.As(err, &busyErr):
+		return outcomeBusy, true
+	}
+	return "", false
+}
+
+// refusedResult is the tool error of a call that was not run.
+func refusedResult(msg string) *host.Result {
 	return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(msg)}, IsError: true}}
 }
 
@@ -311,7 +294,7 @@ func sessionID(ss *mcp.ServerSession) string {
 // logs every line to the server's logger as well. A guest run again for
 // another round of input requests (rs) does not send again the lines its
 // earlier rounds sent.
-func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, tool, plugin string, rs *rounds) func(abi.LogLevel, string) {
+func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, rec *callRecord, rs *rounds) func(abi.LogLevel, string) {
 	if ss == nil {
 		return nil
 	}
@@ -321,11 +304,11 @@ func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, tool, pl
 		}
 		err := ss.Log(ctx, &mcp.LoggingMessageParams{
 			Level:  mcp.LoggingLevel(level.String()),
-			Logger: plugin,
+			Logger: rec.module.Plugin, // set by the admission, before the guest runs
 			Data:   msg,
 		})
 		if err != nil {
-			a.logger.Debug("guest log line not sent to client", "tool", tool, "error", err)
+			a.logger.Debug("guest log line not sent to client", "tool", rec.tool, "error", err)
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/internal/batchlog"
 )
 
 // Outcomes of a call, as audit lines name them.
@@ -31,16 +30,18 @@ const maxAuditArgs = 4 << 10
 
 // callRecord is what the audit line of one call says.
 type callRecord struct {
-	session, tool, plugin, sha256 string
-	args                          json.RawMessage
-	start                         time.Time
-	outcome                       string // set when decided before the host ran; else derived from the result
+	session, tool string
+	module        host.Module // the module version that served it, once the host resolved the tool
+	args          json.RawMessage
+	start         time.Time
+	outcome       string // set when decided before the host ran; else derived from the result
 }
 
 // record writes the audit line of a finished call: res is the result the
-// client got (nil with a protocol error err).
+// client got (nil with a protocol error err). It is written before the
+// answer is sent, so that a crash after the answer loses no line.
 func (a *Adapter) record(ctx context.Context, r *callRecord, res *host.Result, err error) {
-	if a.audit == nil {
+	if a.opts.Audit == nil {
 		return
 	}
 	outcome := r.outcome
@@ -54,65 +55,20 @@ func (a *Adapter) record(ctx context.Context, r *callRecord, res *host.Result, e
 			outcome = classify(res)
 		}
 	}
-	h := a.audit.Handler()
-	if !h.Enabled(ctx, slog.LevelInfo) {
-		return
+	attrs := []slog.Attr{
+		slog.String("session", r.session),
+		slog.String("tool", r.tool),
+		slog.String("plugin", r.module.Plugin),
+		slog.String("sha256", r.module.SHA256),
+		slog.Float64("duration_ms", float64(a.clock.Now().Sub(r.start).Microseconds())/1000),
+		slog.String("outcome", outcome),
+		slog.Int("bytes_in", len(r.args)),
+		slog.Int("bytes_out", resultBytes(res)),
 	}
-	line := &auditLine{
-		at:       time.Now(),
-		session:  r.session,
-		tool:     r.tool,
-		plugin:   r.plugin,
-		sha256:   r.sha256,
-		duration: a.clock.Now().Sub(r.start),
-		outcome:  outcome,
-		bytesIn:  len(r.args),
-		bytesOut: resultBytes(res),
+	if a.opts.LogArgs {
+		attrs = append(attrs, auditArgs(r.args)...)
 	}
-	if a.logArgs {
-		line.args = auditArgs(r.args)
-	}
-	// The line's record is made when its batch is written (batchlog),
-	// and here only with another handler: a record of eight attributes,
-	// made, checked and copied on the call's path, was the costliest thing
-	// the adapter did for a call with cold caches (BenchmarkColdAudit).
-	// Either way it is made without a caller's PC, unlike by
-	// Logger.LogAttrs, which unwinds the stack for one (runtime.Callers)
-	// on every call: ~4 µs a call in the stdio profile, on go-sdk's
-	// per-request goroutine, for a source location the audit never prints.
-	if b, ok := h.(*batchlog.Handler); ok {
-		_ = b.HandleDeferred(line)
-		return
-	}
-	_ = h.Handle(ctx, line.Record()) // as Logger does: a log line that cannot be written has nowhere to be reported
-}
-
-// auditLine is what an audit line says, all of it fixed when the call
-// ends, so that its record can be made later (batchlog.Deferred).
-type auditLine struct {
-	at                            time.Time
-	session, tool, plugin, sha256 string
-	duration                      time.Duration
-	outcome                       string
-	bytesIn, bytesOut             int
-	args                          []slog.Attr // with --log-args
-}
-
-// Record is the audit line's record.
-func (l *auditLine) Record() slog.Record {
-	rec := slog.NewRecord(l.at, slog.LevelInfo, "tool call", 0)
-	rec.AddAttrs(
-		slog.String("session", l.session),
-		slog.String("tool", l.tool),
-		slog.String("plugin", l.plugin),
-		slog.String("sha256", l.sha256),
-		slog.Float64("duration_ms", float64(l.duration.Microseconds())/1000),
-		slog.String("outcome", l.outcome),
-		slog.Int("bytes_in", l.bytesIn),
-		slog.Int("bytes_out", l.bytesOut),
-	)
-	rec.AddAttrs(l.args...)
-	return rec
+	a.opts.Audit.LogAttrs(ctx, slog.LevelInfo, "tool call", attrs...)
 }
 
 // classify names the outcome of a call the host ran, from the cause the

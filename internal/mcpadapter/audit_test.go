@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/internal/batchlog"
 	"github.com/wasmcp/wasmcp/internal/limits"
 )
 
@@ -83,9 +81,7 @@ func (l *auditLog) last(t *testing.T) map[string]any {
 func auditedAdapter(t *testing.T, h Host, opts Options) (*Adapter, *auditLog) {
 	t.Helper()
 	log := &auditLog{}
-	// AddSource: the audit line must not carry one, since finding it costs
-	// a stack unwind per call (audit.go); TestAuditLineFields checks.
-	opts.Audit = slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{AddSource: true}))
+	opts.Audit = slog.New(slog.NewJSONHandler(log, nil)).With("component", "audit")
 	if opts.Limits.Clock == nil {
 		opts.Limits.Clock = &stepClock{now: time.Unix(1_700_000_000, 0), step: 1500 * time.Microsecond}
 	}
@@ -99,59 +95,36 @@ func TestAuditLineFields(t *testing.T) {
 	h.call = func(context.Context, host.CallRequest) (*host.Result, error) {
 		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("hello")}, StructuredContent: json.RawMessage(`{"n":1}`)}}, nil
 	}
-	// batched: the audit goes through batchlog, as serve's does, whose
-	// records are made when their batch is written (auditLine).
-	for _, batched := range []bool{false, true} {
-		for _, logArgs := range []bool{false, true} {
-			checkAuditLine(t, h, batched, logArgs)
-		}
+	for _, logArgs := range []bool{false, true} {
+		checkAuditLine(t, h, logArgs)
 	}
 }
 
-func checkAuditLine(t *testing.T, h Host, batched, logArgs bool) {
+func checkAuditLine(t *testing.T, h Host, logArgs bool) {
 	t.Helper()
 	a, log := auditedAdapter(t, h, Options{LogArgs: logArgs})
-	var batch *batchlog.Handler
-	if batched {
-		batch = batchlog.New(log, time.Hour, func(w io.Writer) slog.Handler {
-			return slog.NewJSONHandler(w, &slog.HandlerOptions{AddSource: true})
-		})
-		a.audit = slog.New(batch).With("component", "audit")
-	}
 	c := connect(t, a, legacy)
 	args := `{"secret":"hunter2"}`
 	if _, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(args)}); err != nil {
 		t.Fatal(err)
 	}
-	if batched {
-		if n := len(log.lines(t)); n != 0 {
-			t.Fatalf("batched: %d lines written before the batch", n)
-		}
-		if err := batch.Flush(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Written before the answer was sent.
 	line := log.last(t)
 	want := map[string]any{
 		"level": "INFO", "msg": "tool call", "session": "", "tool": "echo", "plugin": "plug", "sha256": "0000",
 		"duration_ms": 1.5, "outcome": "ok", "bytes_in": float64(len(args)), "bytes_out": float64(len("hello") + len(`{"n":1}`)),
+		"component": "audit",
 	}
 	for k, v := range want {
 		if line[k] != v {
-			t.Errorf("batched=%v logArgs=%v: %s = %v (%T), want %v", batched, logArgs, k, line[k], line[k], v)
+			t.Errorf("logArgs=%v: %s = %v (%T), want %v", logArgs, k, line[k], line[k], v)
 		}
 	}
 	if _, ok := line["time"]; !ok {
-		t.Errorf("batched=%v logArgs=%v: no time in %v", batched, logArgs, line)
-	}
-	if src, ok := line[slog.SourceKey]; ok {
-		t.Errorf("batched=%v logArgs=%v: source %v: the audit line was made with a caller's PC", batched, logArgs, src)
+		t.Errorf("logArgs=%v: no time in %v", logArgs, line)
 	}
 	if got, ok := line["args"]; ok != logArgs || (logArgs && got != args) {
-		t.Errorf("batched=%v logArgs=%v: args = %v (present %v)", batched, logArgs, got, ok)
-	}
-	if got := line["component"]; batched && got != "audit" {
-		t.Errorf("batched: component = %v, want audit", got)
+		t.Errorf("logArgs=%v: args = %v (present %v)", logArgs, got, ok)
 	}
 }
 
@@ -277,20 +250,5 @@ func TestAuditArgsCut(t *testing.T) {
 	s := attrs[0].Value.String()
 	if len(s) > maxAuditArgs || !strings.HasPrefix(string(args), s) || !json.Valid([]byte(`"`+s[1:]+`"`)) {
 		t.Errorf("cut args: %d bytes, not a rune-aligned prefix", len(s))
-	}
-}
-
-// BenchmarkAuditRecord measures writing one audit line through a text
-// handler, as serve's log writes it, to io.Discard.
-func BenchmarkAuditRecord(b *testing.B) {
-	a := New(&fakeHost{}, Options{Audit: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	defer a.Close()
-	rec := callRecord{session: "", tool: "echo", plugin: "examples-c", sha256: strings.Repeat("ab", 32),
-		args: json.RawMessage(`{"message":"hello"}`), start: time.Now()}
-	res := &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("Echo: hello")}}}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		a.record(ctx, &rec, res, nil)
 	}
 }

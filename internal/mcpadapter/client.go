@@ -14,9 +14,10 @@ import (
 // notifications when the request carries a progress token, and sampling and
 // elicitation requests. A client of the 2026-07-28 protocol answers those
 // in requests of its own, through rs (rounds.go); an earlier client is sent
-// them on its session. Each is left unset (the guest is told "not
-// supported") when the request has no way to reach its client.
-func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, creq *host.CallRequest, rs *rounds) {
+// them on its session, unless it has none (stateless). Each is left unset
+// or refused, so that the guest is told "not supported", when the request
+// has no way to reach its client.
+func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, creq *host.CallRequest, rs *rounds, stateless bool) {
 	ss := req.Session
 	caps := req.ClientCapabilities()
 	if rs != nil {
@@ -41,6 +42,10 @@ func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, 
 		}
 	}
 	if rs != nil {
+		return
+	}
+	if stateless {
+		creq.Sample, creq.Elicit = statelessRefusal("sampling"), statelessRefusal("elicitation")
 		return
 	}
 	creq.Sample = sendRequest(ss, methodSample, caps != nil && caps.Sampling != nil, (*mcp.ServerSession).CreateMessage)
@@ -98,6 +103,16 @@ func serverRequestsAllowed(ss *mcp.ServerSession, feature string, declared bool)
 		return notDeclared(feature)
 	}
 	return nil
+}
+
+// statelessRefusal is the sampling or elicitation function of a 2025-era
+// client served without a session, which the server cannot send requests:
+// it says so, rather than blame the client's capabilities.
+func statelessRefusal(feature string) host.RequestFunc {
+	return func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return nil, fmt.Errorf("%w: %s from a tool needs a session, and this server serves clients of protocols "+
+			"before %s without one (--stateless)", host.ErrNotSupported, feature, modernProtocol)
+	}
 }
 
 // notDeclared is the error of a feature request to a client that did not

@@ -196,7 +196,7 @@ func (r *rounds) replaying() bool { return r.next < len(r.steps) }
 // cannot go on. inputRequired tells the two apart.
 func (r *rounds) result() (res *mcp.CallToolResult, inputRequired bool) {
 	fail := func(msg string) (*mcp.CallToolResult, bool) {
-		return toCallToolResult(&refusal(msg).Result), false
+		return toCallToolResult(&refusedResult(msg).Result), false
 	}
 	switch {
 	case r.diverged != nil:

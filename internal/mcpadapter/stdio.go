@@ -1,0 +1,439 @@
+package mcpadapter
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The stdio transport is go-sdk's IOTransport with two decorators, for what
+// users feel and go-sdk does not do yet:
+//
+//   - lineFilter, on its input, checks each line before go-sdk decodes it. A
+//     line that is not JSON gets -32700, one that is not a JSON-RPC message,
+//     is too long, or carries an id go-sdk would answer with other bytes
+//     (jsonrpc.go) gets -32600, and the session goes on: go-sdk ends the
+//     session on such a line (go-sdk #1209). It also holds back the next
+//     line while MaxInFlight requests are unanswered, so that a client
+//     pipelining requests without end is slowed down rather than growing
+//     the server's memory without bound.
+//   - stdioConn, around go-sdk's connection, drops the response to a call
+//     the client cancelled, which MCP says not to send and go-sdk sends
+//     (go-sdk #1235, #1259), and, when the input ends, lets the calls in
+//     flight finish and be answered before the session ends (go-sdk closes
+//     at once, and their answers are lost).
+//
+// Both go when go-sdk does these itself.
+
+// lineLimit is the longest JSON-RPC message accepted: go-sdk's default, or
+// more when the host accepts larger arguments.
+func (a *Adapter) lineLimit() int {
+	const envelope = 1 << 20 // room for the request around the arguments
+	return max(mcp.DefaultMaxLineLength, a.opts.MaxInput+envelope)
+}
+
+// Serve speaks MCP over r and w (newline-delimited JSON-RPC, the stdio
+// transport) until the client closes r, or ctx is done. When r ends, the
+// calls in flight are answered first, for at most the host's call timeout
+// (Options.CallTimeout). A client that hangs up is a normal end and returns
+// nil.
+func (a *Adapter) Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
+	state := &connState{max: a.opts.MaxInFlight, calls: map[jsonrpc.ID]*pending{}, asked: map[jsonrpc.ID]bool{}}
+	state.cond.L = &state.mu
+	out := &lockedWriter{w: w}
+	in := &lineFilter{r: bufio.NewReaderSize(r, 64<<10), closer: r, limit: a.lineLimit(), out: out, state: state, log: a.logger}
+	t := &stdioTransport{in: in, out: out, state: state, drain: a.opts.CallTimeout}
+	ss, err := a.server.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-done
+		return nil
+	case err := <-done:
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("session: %w", err)
+		}
+		return nil
+	}
+}
+
+type stdioTransport struct {
+	in    *lineFilter
+	out   *lockedWriter
+	state *connState
+	drain time.Duration
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	// The filter bounds lines; go-sdk need not.
+	inner, err := (&mcp.IOTransport{Reader: t.in, Writer: t.out, MaxLineLength: -1}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &stdioConn{Connection: inner, state: t.state, drain: t.drain}, nil
+}
+
+// connState is what the filter and the connection of one stdio session
+// share: the calls read and not yet answered, and the requests sent to the
+// client and not yet answered.
+type connState struct {
+	mu       sync.Mutex
+	cond     sync.Cond // signalled when a call is answered or the session closes
+	max      int
+	calls    map[jsonrpc.ID]*pending
+	asked    map[jsonrpc.ID]bool // our requests to the client
+	protocol string              // negotiated in initialize
+	closed   bool
+}
+
+type pending struct {
+	cancelled  bool
+	batched    bool // answered in its batch's array, which go-sdk assembles
+	initialize bool
+}
+
+// batchlessProtocol is the first protocol version without JSON-RPC batches.
+const batchlessProtocol = "2025-06-18"
+
+// admit records the messages of one line, or refuses them: a batch after a
+// handshake that has none, a call whose id is in use.
+func (s *connState) admit(msgs []incoming, batch bool) *refusal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if batch && s.protocol >= batchlessProtocol {
+		return &refusal{code: jsonrpc.CodeInvalidRequest,
+			message: fmt.Sprintf("JSON-RPC batching is not supported in %s and later (this session: %s)", batchlessProtocol, s.protocol)}
+	}
+	seen := map[jsonrpc.ID]bool{}
+	for _, in := range msgs {
+		if req, ok := in.call(); ok {
+			switch {
+			case s.calls[req.ID] != nil:
+				// An answer to this call could settle that one in the client.
+				return &refusal{code: jsonrpc.CodeInvalidRequest,
+					message: fmt.Sprintf("request id %s is in use by a call in flight", clip(in.rawID))}
+			case seen[req.ID]:
+				return &refusal{code: jsonrpc.CodeInvalidRequest,
+					message: fmt.Sprintf("batch uses request id %s twice", clip(in.rawID))}
+			}
+			seen[req.ID] = true
+		}
+	}
+	for _, in := range msgs {
+		req, ok := in.msg.(*jsonrpc.Request)
+		switch {
+		case !ok:
+		case req.IsCall():
+			s.calls[req.ID] = &pending{batched: batch, initialize: req.Method == "initialize"}
+		case req.Method == "notifications/cancelled":
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			_ = json.Unmarshal(req.Params, &p) // go-sdk reports a malformed one
+			if id, err := parseID(p.RequestID); err == nil && s.calls[id] != nil {
+				s.calls[id].cancelled = true
+			}
+		}
+	}
+	return nil
+}
+
+// waitRoom blocks while the connection has its most calls in flight, and
+// reports false once it is closed.
+func (s *connState) waitRoom() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.calls) >= s.max && !s.closed {
+		s.cond.Wait()
+	}
+	return !s.closed
+}
+
+// sends reports whether resp is sent: not for a call the client cancelled,
+// unless its batch's answer needs it.
+func (s *connState) sends(resp *jsonrpc.Response) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.calls[resp.ID]
+	if p == nil {
+		return true
+	}
+	if p.initialize && resp.Error == nil {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(resp.Result, &r)
+		s.protocol = r.ProtocolVersion
+	}
+	return !p.cancelled || p.batched
+}
+
+// answered ends the call id, once its answer is written or dropped.
+func (s *connState) answered(id jsonrpc.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.calls, id)
+	s.cond.Broadcast()
+}
+
+// idle waits until no call is in flight, the session closes, or ctx is done.
+func (s *connState) idle(ctx context.Context) {
+	stop := context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.cond.Broadcast()
+	})
+	defer stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.calls) > 0 && !s.closed && ctx.Err() == nil {
+		s.cond.Wait()
+	}
+}
+
+// unansweredRequest returns one of our requests the client has not
+// answered, forgetting it.
+func (s *connState) unansweredRequest() (jsonrpc.ID, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id := range s.asked {
+		delete(s.asked, id)
+		return id, true
+	}
+	return jsonrpc.ID{}, false
+}
+
+func (s *connState) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	s.cond.Broadcast()
+}
+
+// lineFilter is the input go-sdk reads: the lines of r that passed the
+// checks, each ending in "\n". The others are answered on out.
+type lineFilter struct {
+	r      *bufio.Reader
+	closer io.Closer
+	limit  int
+	out    *lockedWriter
+	state  *connState
+	log    interface{ Debug(string, ...any) }
+
+	next []byte // the rest of the line being read by go-sdk
+	err  error  // the input's error, returned once next is read
+}
+
+func (f *lineFilter) Read(p []byte) (int, error) {
+	for len(f.next) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		if !f.state.waitRoom() {
+			return 0, io.EOF
+		}
+		line, tooLong, err := readLine(f.r, f.limit)
+		f.err = err
+		if len(bytes.TrimSpace(line)) > 0 {
+			f.next = f.check(line, tooLong)
+		}
+	}
+	n := copy(p, f.next)
+	f.next = f.next[n:]
+	return n, nil
+}
+
+func (f *lineFilter) Close() error {
+	f.state.close()
+	return f.closer.Close()
+}
+
+// check returns line, with its end, when it may go on to go-sdk, and
+// answers it with an error otherwise.
+func (f *lineFilter) check(line []byte, tooLong bool) []byte {
+	if tooLong {
+		f.refuse(&refusal{id: prefixID(line), code: jsonrpc.CodeInvalidRequest,
+			message: fmt.Sprintf("message longer than %d bytes", f.limit)})
+		return nil
+	}
+	msgs, batch, r := decodeMessages(line)
+	if r == nil {
+		r = f.state.admit(msgs, batch)
+	}
+	if r != nil {
+		f.refuse(r)
+		return nil
+	}
+	if batch {
+		return splitBatch(msgs)
+	}
+	return append(line, '\n')
+}
+
+// splitBatch passes the notifications of a batch on as lines of their own,
+// then the rest as a batch: go-sdk waits for an answer to each notification
+// of a batch, which never comes, so it would never answer the batch (go-sdk
+// #1256, fixed after v1.8.0). JSON-RPC lets a batch be processed in any
+// order.
+func splitBatch(msgs []incoming) []byte {
+	var out []byte
+	var rest []json.RawMessage
+	for _, in := range msgs {
+		if req, ok := in.msg.(*jsonrpc.Request); ok && !req.IsCall() {
+			out = append(append(out, in.raw...), '\n')
+		} else {
+			rest = append(rest, in.raw)
+		}
+	}
+	if len(rest) > 0 {
+		b, _ := json.Marshal(rest) // valid JSON values always marshal
+		out = append(append(out, b...), '\n')
+	}
+	return out
+}
+
+func (f *lineFilter) refuse(r *refusal) {
+	f.log.Debug("JSON-RPC line refused", "code", r.code, "error", r.message)
+	if _, err := f.out.Write(append(r.response(), '\n')); err != nil {
+		f.log.Debug("JSON-RPC error not sent", "error", err)
+	}
+}
+
+// readLine reads the next line without its end ("\n" or "\r\n"), as a new
+// slice. A line longer than limit bytes is read to its end and returned cut
+// to limit, with tooLong.
+func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		// Up to two bytes more than limit: a line of limit and its "\r\n".
+		if keep := limit + 2 - len(line); keep > 0 {
+			line = append(line, frag[:min(len(frag), keep)]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if len(line) > limit {
+			line, tooLong = line[:limit], true
+		}
+		return line, tooLong, err
+	}
+}
+
+// prefixID is the id of the request a line too long to decode begins, when
+// its first members, read by encoding/json's tokenizer up to the cut, name
+// a method and an id that can be answered; nil otherwise.
+func prefixID(prefix []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var id json.RawMessage
+	method := false
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			break
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		switch key {
+		case "id":
+			id = v
+		case "method":
+			method = true
+		}
+	}
+	if _, err := parseID(id); !method || err != nil || id == nil {
+		return nil
+	}
+	return id
+}
+
+// lockedWriter writes each message with one Write, never interleaved with
+// another: go-sdk's and the filter's error answers share the output.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) Close() error { return l.w.Close() }
+
+// stdioConn is go-sdk's connection with cancelled calls left unanswered and
+// the calls in flight answered before the session ends with its input.
+type stdioConn struct {
+	mcp.Connection
+	state *connState
+	drain time.Duration
+	ended bool // the input ended: Read drains, then reports io.EOF
+}
+
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if !c.ended {
+		msg, err := c.Connection.Read(ctx)
+		if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
+			c.state.mu.Lock()
+			delete(c.state.asked, resp.ID)
+			c.state.mu.Unlock()
+		}
+		if !errors.Is(err, io.EOF) || ctx.Err() != nil {
+			return msg, err
+		}
+		c.ended = true
+	}
+	// The client will answer nothing more: a guest waiting on it for
+	// sampling or elicitation is told so at once.
+	if id, ok := c.state.unansweredRequest(); ok {
+		return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: "the client closed its input before answering"}}, nil
+	}
+	wait, cancel := context.WithTimeout(ctx, c.drain)
+	defer cancel()
+	c.state.idle(wait)
+	return nil, io.EOF
+}
+
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		// Ended once written, so that a drain waits for the write.
+		defer c.state.answered(m.ID)
+		if !c.state.sends(m) {
+			return nil // cancelled by the client
+		}
+	case *jsonrpc.Request:
+		if m.IsCall() {
+			c.state.mu.Lock()
+			c.state.asked[m.ID] = true
+			c.state.mu.Unlock()
+		}
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func (c *stdioConn) Close() error {
+	c.state.close()
+	return c.Connection.Close()
+}
