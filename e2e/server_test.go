@@ -66,7 +66,9 @@ func startServer(t *testing.T, dir string, opts serverOptions) *server {
 		logs:         make(chan *mcp.LoggingMessageParams, 64),
 		stderr:       &lockedBuffer{},
 	}
-	args := append([]string{"serve", "--dir", dir, "--cache-dir", cacheDir, "--log-level", "debug"}, opts.args...)
+	// --wait-loaded: the tests list what the directory holds at once
+	// (TestStartupAnswersAtOnce covers serving while modules load).
+	args := append([]string{"serve", "--dir", dir, "--cache-dir", cacheDir, "--log-level", "debug", "--wait-loaded"}, opts.args...)
 	cmd := exec.Command(binPath, args...)
 	cmd.Stderr = s.stderr
 	s.cmd = cmd

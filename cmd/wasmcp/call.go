@@ -29,7 +29,7 @@ The exit status is 0 when the tool ran, also when its result is an error
 			logs   logFlags
 			pol    policyFlags
 		)
-		limits.register(fs)
+		limits.register(fs, false)
 		logs.register(fs, "info")
 		pol.register(fs)
 		return func(ctx context.Context, args []string) error {

@@ -27,15 +27,19 @@ type limitFlags struct {
 	cacheDirSet bool
 }
 
-// register adds the limit flags to fs with the host's defaults.
-func (l *limitFlags) register(fs *flag.FlagSet) {
-	l.timeout = 30 * time.Second
-	l.memory = 256 << 20
-	l.maxInput = 4 << 20
-	l.maxOutput = 4 << 20
+// register adds the limit flags to fs with the host's defaults; withClient
+// adds -client-timeout, which means something only where a call has a
+// client.
+func (l *limitFlags) register(fs *flag.FlagSet, withClient bool) {
+	l.timeout = host.DefaultTimeout
+	l.memory = host.DefaultMemory
+	l.maxInput = host.DefaultMaxInput
+	l.maxOutput = host.DefaultMaxOutput
+	l.clientWait = host.DefaultClientTimeout
 	fs.DurationVar(&l.timeout, "timeout", l.timeout, "deadline of one tool call (its own running time; waiting for the client does not count)")
-	l.clientWait = 10 * time.Minute
-	fs.DurationVar(&l.clientWait, "client-timeout", l.clientWait, "how long one tool call may wait in total for the client to answer sampling and elicitation requests")
+	if withClient {
+		fs.DurationVar(&l.clientWait, "client-timeout", l.clientWait, "how long one tool call may wait in total for the client to answer sampling and elicitation requests")
+	}
 	fs.Var(&l.memory, "memory", "memory limit of one guest instance, a `size` such as 256MiB, 64MB or 1048576")
 	fs.Var(&l.maxInput, "max-input", "largest arguments document of a call, a `size`")
 	fs.Var(&l.maxOutput, "max-output", "largest result document a guest may return, a `size`")

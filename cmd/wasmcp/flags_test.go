@@ -89,7 +89,7 @@ func TestLimitFlagsRejectBadValues(t *testing.T) {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		var l limitFlags
-		l.register(fs)
+		l.register(fs, true)
 		if err := fs.Parse(args); err != nil {
 			t.Fatalf("parse %q: %v", args, err)
 		}

@@ -33,7 +33,7 @@ The exit status is 1 when the module would not load.`,
 		)
 		fs.StringVar(&dir, "dir", "", "served `directory` to check tool name collisions against")
 		fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
-		limits.register(fs)
+		limits.register(fs, false)
 		logFlag.register(fs, "warn")
 		pol.register(fs)
 		return func(ctx context.Context, args []string) error {

@@ -1,6 +1,6 @@
 // Command wasmcp is an MCP server whose tools are WebAssembly modules.
 //
-//	wasmcp serve --dir DIR        serve the tools of DIR/*.wasm over stdio
+//	wasmcp serve --dir DIR        serve the tools of DIR/*.wasm over stdio or HTTP
 //	wasmcp inspect FILE.wasm      tell what a module defines and whether it loads
 //	wasmcp call FILE.wasm TOOL J  run one tool locally and print its result
 //	wasmcp new --lang L NAME      create a tool project
@@ -26,7 +26,8 @@ Usage:
 
 Commands:
 
-	serve    serve the tools of every *.wasm in a directory over stdio (MCP)
+	serve    serve the tools of every *.wasm in a directory over MCP: stdio, or
+	         Streamable HTTP with --http
 	inspect  show what a module defines and whether it would load
 	call     run one tool of a module locally and print its result
 	new      create a tool project in Go, C, Rust or AssemblyScript
@@ -39,6 +40,7 @@ Commands:
 Examples:
 
 	wasmcp serve --dir ./build/plugins
+	wasmcp serve --dir ./build/plugins --http 127.0.0.1:8931
 	wasmcp inspect plugin.wasm
 	wasmcp call plugin.wasm echo '{"message":"hi"}'
 `
@@ -88,6 +90,8 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	}
 	name, args := args[0], args[1:]
 	switch name {
+	case "-v", "-version", "--version":
+		name = "version"
 	case "help", "-h", "-help", "--help":
 		if len(args) == 0 {
 			fmt.Fprint(stdout, usage)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -10,14 +9,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/policy"
-	"github.com/wasmcp/wasmcp/internal/batchlog"
 	"github.com/wasmcp/wasmcp/internal/httpserve"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
 )
@@ -25,10 +22,14 @@ import (
 var serveCmd = command{
 	name:    "serve",
 	summary: "--dir DIR [--http ADDR] [flags]",
-	doc: `Serve the tools of every *.wasm module in DIR over MCP. Modules that fail to
-load are logged and skipped. Unless -no-watch is given, modules added, changed
-or removed in DIR are loaded or unloaded while serving, and clients are told
-with notifications/tools/list_changed.
+	doc: `Serve the tools of every *.wasm module in DIR over MCP. Clients are answered
+at once: modules load in the background, each tool is served as soon as its
+module has loaded, and clients are told with notifications/tools/list_changed
+(a call of a tool not loaded yet waits for the first load to end, within
+-timeout). Modules that fail to load are logged once and skipped. Unless
+-no-watch is given, modules added, changed or removed in DIR are loaded or
+unloaded while serving, and clients are told the same way. -wait-loaded
+answers no client before the first load is over.
 
 Without -http, one client is served over stdio: JSON-RPC on stdin and stdout,
 logs on stderr. The server stops when the client closes stdin.
@@ -63,14 +64,17 @@ calls per second to all its tools together, on top of the others). A
 refused call is a tool error (isError) that says which limit refused it and
 when to retry. Each call leaves one audit
 line at level info ("tool call": session, tool, plugin, sha256, duration_ms,
-outcome, bytes_in, bytes_out; the arguments too with -log-args). outcome is
-ok, tool_error, timeout, memory, canceled, rate_limited, busy,
-protocol_error or input_required (a 2026-07-28 client is asked to answer a
-sampling or elicitation request in a new call). Log lines are formatted and
-written to stderr together, at most -log-flush (10ms) after they were
-logged, in one write system call instead of one each, so that neither is on
-a call's path; on a crash, the lines of those last milliseconds are lost.
-With -log-flush 0 each line is written before the call's answer is sent.
+outcome, bytes_in, bytes_out; the arguments too with -log-args), written to
+stderr before the call's answer is sent; plugin and sha256 name the module
+version that ran. outcome is ok, tool_error, timeout, memory, canceled,
+rate_limited, busy, protocol_error or input_required (a 2026-07-28 client is
+asked to answer a sampling or elicitation request in a new call).
+
+Over stdio, at most -max-in-flight requests are served at once; the server
+reads no further until one is answered. When the client closes its input,
+the calls in flight finish (within -timeout) and are answered before the
+server exits. Over HTTP, at most -max-sessions sessions are open at once
+(more get 503), and a request body must arrive within 30s.
 
 SIGHUP reads the -config, -lock and -trusted-keys files again and loads
 every module again under them, without dropping clients: a newly pinned
@@ -83,21 +87,23 @@ then calls still running are cancelled (their guests stopped) and every
 module is closed. The exit status is 0 for such a stop.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
 		var (
-			dir       string
-			noWatch   bool
-			limits    limitFlags
-			logs      logFlags
-			httpf     httpFlags
-			admission admissionFlags
-			pol       policyFlags
-			logFlush  time.Duration
+			dir        string
+			noWatch    bool
+			waitLoaded bool
+			inFlight   int
+			limits     limitFlags
+			logs       logFlags
+			httpf      httpFlags
+			admission  admissionFlags
+			pol        policyFlags
 		)
 		fs.StringVar(&dir, "dir", "", "`directory` of *.wasm modules to serve (required)")
 		fs.BoolVar(&noWatch, "no-watch", false, "do not reload modules when DIR changes")
-		limits.register(fs)
+		fs.BoolVar(&waitLoaded, "wait-loaded", false, "answer no client before every module of DIR has loaded (or failed to)")
+		fs.IntVar(&inFlight, "max-in-flight", mcpadapter.DefaultMaxInFlight, "requests one stdio client may have served at once; the server reads\n"+
+			"no further until one is answered")
+		limits.register(fs, true)
 		logs.register(fs, "info")
-		fs.DurationVar(&logFlush, "log-flush", 10*time.Millisecond,
-			"longest `wait` of a log line, audit lines included, to be written to stderr with others in one write; 0: each line at once")
 		httpf.register(fs)
 		admission.register(fs)
 		pol.register(fs)
@@ -113,19 +119,19 @@ module is closed. The exit status is 0 for such a stop.`,
 			if err := httpf.check(set); err != nil {
 				return usageError{err.Error()}
 			}
-			if logFlush < 0 {
-				return usageErrorf("-log-flush must not be negative, got %s", logFlush)
+			if inFlight <= 0 {
+				return usageErrorf("-max-in-flight must be positive, got %d", inFlight)
 			}
-			newHandler, err := logs.handler()
+			// Each line, the audit's too, is written to stderr with one
+			// write as it is logged: none is lost on a crash after the call
+			// it records was answered.
+			logger, err := logs.logger(stderr)
 			if err != nil {
 				return usageError{err.Error()}
 			}
-			// Every log line, not only the audit, goes through the one
-			// handler, so that stderr keeps the order the lines were
-			// logged; it formats them off the calls' path (batchlog).
-			logOut := batchlog.New(stderr, logFlush, newHandler)
-			defer logOut.Close()
-			logger := slog.New(logOut)
+			if err := checkDir(dir); err != nil {
+				return err
+			}
 			cfg, err := limits.config(host.NewConfig().WithDir(dir).WithLogger(logger))
 			if err != nil {
 				return usageError{err.Error()}
@@ -139,21 +145,23 @@ module is closed. The exit status is 0 for such a stop.`,
 				return usageError{err.Error()}
 			}
 			s := &server{
-				cfg:    cfg,
-				logger: logger,
-				dir:    dir,
-				watch:  !noWatch,
-				files:  &pol,
+				cfg:        cfg,
+				logger:     logger,
+				dir:        dir,
+				watch:      !noWatch,
+				waitLoaded: waitLoaded,
+				files:      &pol,
 				adapter: mcpadapter.Options{
-					Version:  version(),
-					Logger:   logger.With("component", "mcp"),
-					MaxInput: int(limits.maxInput),
-					Limits:   policy,
-					Audit:    logger.With("component", "audit"),
-					LogArgs:  admission.logArgs,
+					Version:     version(),
+					Logger:      logger.With("component", "mcp"),
+					MaxInput:    int(limits.maxInput),
+					MaxInFlight: inFlight,
+					CallTimeout: limits.timeout,
+					Limits:      policy,
+					Audit:       logger.With("component", "audit"),
+					LogArgs:     admission.logArgs,
 				},
 			}
-			tuneGC()
 			s.operator.Store(operator)
 			s.adapter.Limits.PerPlugin = pluginLimits(&s.operator)
 			if httpf.addr != "" {
@@ -171,13 +179,27 @@ module is closed. The exit status is 0 for such a stop.`,
 // told to stop.
 const shutdownGrace = 10 * time.Second
 
+// checkDir fails at once for a -dir that cannot be served, rather than
+// after the server has started answering clients.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("-dir: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("-dir %s is not a directory", dir)
+	}
+	return nil
+}
+
 // server is one run of the serve command.
 type server struct {
-	cfg     host.Config
-	logger  *slog.Logger
-	dir     string
-	watch   bool
-	adapter mcpadapter.Options
+	cfg        host.Config
+	logger     *slog.Logger
+	dir        string
+	watch      bool
+	waitLoaded bool
+	adapter    mcpadapter.Options
 	http    *httpListener // nil: stdio
 	// files are the policy, lock and key files, read again on SIGHUP;
 	// operator is the policy they last gave (nil without -config).
@@ -242,12 +264,29 @@ func (s *server) run(ctx context.Context) error {
 			s.logger.Error("close", "error", err)
 		}
 	}()
-	if err := h.LoadDir(ctx); err != nil {
-		return err
-	}
 
 	adapter := mcpadapter.New(h, s.adapter)
 	defer adapter.Close()
+
+	// The modules load in the background, each served as it loads, so that
+	// clients are answered while large modules compile.
+	loadCtx, stopLoading := context.WithCancel(ctx)
+	loading := make(chan struct{})
+	go func() {
+		defer close(loading)
+		s.load(loadCtx, h)
+	}()
+	defer func() {
+		stopLoading()
+		<-loading
+	}()
+	if s.waitLoaded {
+		select {
+		case <-h.Loaded():
+		case <-ctx.Done():
+			return nil
+		}
+	}
 
 	// SIGHUP reads the policy, lock and key files again. Registered after
 	// the host's Close, so that it stops first.
@@ -272,25 +311,10 @@ func (s *server) run(ctx context.Context) error {
 		<-hupDone
 	}()
 
-	if s.watch {
-		watchCtx, stopWatch := context.WithCancel(ctx)
-		watchDone := make(chan struct{})
-		go func() {
-			defer close(watchDone)
-			if err := h.Watch(watchCtx); err != nil && !errors.Is(err, context.Canceled) {
-				s.logger.Error("hot reload stopped", "dir", s.dir, "error", err)
-			}
-		}()
-		defer func() {
-			stopWatch()
-			<-watchDone
-		}()
-	}
-
 	if s.http != nil {
-		return s.serveHTTP(ctx, adapter, len(h.Tools()))
+		return s.serveHTTP(ctx, adapter)
 	}
-	s.logger.Info("serving over stdio", "dir", s.dir, "tools", len(h.Tools()), "watch", s.watch)
+	s.logger.Info("serving over stdio", "dir", s.dir, "watch", s.watch)
 	if err := adapter.Serve(ctx, os.Stdin, os.Stdout); err != nil {
 		return err
 	}
@@ -300,6 +324,31 @@ func (s *server) run(ctx context.Context) error {
 		s.logger.Info("client closed the connection, stopping")
 	}
 	return nil
+}
+
+// load loads the directory, then, unless -no-watch, keeps following it
+// until ctx is done, and says when the first load is over.
+func (s *server) load(ctx context.Context, h *host.Host) {
+	start := time.Now()
+	go func() {
+		select {
+		case <-h.Loaded():
+			if ctx.Err() == nil {
+				s.logger.Info("modules loaded", "dir", s.dir, "tools", len(h.Tools()), "took", time.Since(start).Round(time.Millisecond))
+			}
+		case <-ctx.Done():
+		}
+	}()
+	var err error
+	if s.watch {
+		// Watch loads the directory first.
+		err = h.Watch(ctx)
+	} else {
+		err = h.LoadDir(ctx)
+	}
+	if err != nil && ctx.Err() == nil {
+		s.logger.Error("loading modules stopped", "dir", s.dir, "error", err)
+	}
 }
 
 // reconfigure reads the policy, lock and key files again and applies them
@@ -327,7 +376,7 @@ const endpoint = "/mcp"
 
 // serveHTTP serves the adapter at /mcp behind the Origin check and, with a
 // token, authentication, until ctx is done.
-func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter, tools int) error {
+func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter) error {
 	l := s.http
 	log := s.logger.With("component", "http")
 	var h http.Handler = adapter.HTTPHandler(l.opts)
@@ -339,28 +388,11 @@ func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter, too
 	mux.Handle(endpoint, h)
 
 	url := fmt.Sprintf("http://%s%s", l.ln.Addr(), endpoint)
-	s.logger.Info("serving over HTTP", "url", url, "dir", s.dir, "tools", tools, "watch", s.watch,
+	s.logger.Info("serving over HTTP", "url", url, "dir", s.dir, "watch", s.watch,
 		"stateless", l.opts.Stateless, "auth", l.token != "")
 	if err := httpserve.Serve(ctx, l.ln, mux, httpserve.Options{Logger: log, Grace: shutdownGrace}); err != nil {
 		return err
 	}
 	s.logger.Info("stopping on signal")
 	return nil
-}
-
-// serverGCPercent is serve's GOGC unless the environment sets one. A
-// tools/call leaves tens of kilobytes of garbage (go-sdk decodes each
-// request with two fresh 32 KB buffers; over HTTP ~200 KB), while a server's
-// live heap is a megabyte or a few: at Go's default of 100 the collector
-// ran every ~40 stdio calls and took ~20 µs of CPU a call. At 400 it runs a
-// quarter as often, for a heap target five times the live heap instead of
-// twice (16 MB at least instead of 4).
-const serverGCPercent = 400
-
-// tuneGC sets serverGCPercent unless GOGC is in the environment, where an
-// operator's choice wins.
-func tuneGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(serverGCPercent)
-	}
 }
