@@ -87,23 +87,26 @@ func (g Grants) Validate() error {
 	return nil
 }
 
-// configure adds g to cfg. sleepCap bounds one sleep of the guest: wazero
-// cannot interrupt a host sleep when the call's deadline passes, so a guest
-// granted the real clock may overrun its deadline by at most one sleepCap.
-func (g Grants) configure(cfg wazero.ModuleConfig, sleepCap time.Duration) wazero.ModuleConfig {
+// configure adds g to cfg, and returns the mounts it opened, which stay
+// open until the module is released. sleepCap bounds one sleep of the guest:
+// wazero cannot interrupt a host sleep when the call's deadline passes, so a
+// guest granted the real clock may overrun its deadline by at most one
+// sleepCap.
+func (g Grants) configure(cfg wazero.ModuleConfig, sleepCap time.Duration) (wazero.ModuleConfig, []*mountFS, error) {
 	for _, e := range g.Env {
 		cfg = cfg.WithEnv(e.Name, e.Value)
 	}
+	var mounts []*mountFS
 	if len(g.Mounts) > 0 {
 		fsc := wazero.NewFSConfig().(sysfs.FSConfig)
 		var out wazero.FSConfig
 		for _, m := range g.Mounts {
-			var fs = newConfinedFS(m.HostPath)
-			if !m.Write {
-				// What WithReadOnlyDirMount does, around the confined
-				// directory instead of wazero's plain one.
-				fs = &sysfs.ReadFS{FS: fs}
+			fs, err := openMount(m, g.Clock)
+			if err != nil {
+				closeMounts(mounts)
+				return nil, nil, err
 			}
+			mounts = append(mounts, fs)
 			out = fsc.WithSysFSMount(fs, m.GuestPath)
 			fsc = out.(sysfs.FSConfig)
 		}
@@ -117,7 +120,13 @@ func (g Grants) configure(cfg wazero.ModuleConfig, sleepCap time.Duration) wazer
 	if g.Random {
 		cfg = cfg.WithRandSource(rand.Reader)
 	}
-	return cfg
+	return cfg, mounts, nil
+}
+
+func closeMounts(mounts []*mountFS) {
+	for _, m := range mounts {
+		_ = m.root.Close()
+	}
 }
 
 // SetGrants makes every instance created from now on run with g, and closes
@@ -125,14 +134,24 @@ func (g Grants) configure(cfg wazero.ModuleConfig, sleepCap time.Duration) wazer
 // once, after the describe document (read in an instance without grants)
 // has said what the module asks for, and before the first call; it is safe
 // to call at any time, though: calls already running keep their instance's
-// sandbox.
+// sandbox, and the mounts of earlier grants stay open for them until the
+// module is released.
 func (m *Module) SetGrants(ctx context.Context, g Grants) error {
 	if err := g.Validate(); err != nil {
 		return fmt.Errorf("grants for %s: %w", m.name, err)
 	}
-	cfg := g.configure(m.opts.moduleConfig(), m.opts.Limits.Timeout)
+	cfg, mounts, err := g.configure(m.opts.moduleConfig(), m.opts.Limits.Timeout)
+	if err != nil {
+		return fmt.Errorf("grants for %s: %w", m.name, err)
+	}
 	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		closeMounts(mounts)
+		return fmt.Errorf("grants for %s: %w", m.name, ErrClosed)
+	}
 	m.config = cfg
+	m.mounts = append(m.mounts, mounts...)
 	idle := m.idle
 	m.idle = nil
 	m.mu.Unlock()

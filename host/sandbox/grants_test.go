@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func granted(t *testing.T, g sandbox.Grants) *sandbox.Module {
 
 // mountTree makes root/outside.txt (a secret) and root/data/{in.txt,sub/,
 // links to outside}, and returns root.
-func mountTree(t *testing.T) string {
+func mountTree(t testing.TB) string {
 	root := t.TempDir()
 	data := filepath.Join(root, "data")
 	must(t, os.MkdirAll(filepath.Join(data, "sub"), 0o755))
@@ -54,7 +55,7 @@ func mountTree(t *testing.T) string {
 	return root
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -222,5 +223,15 @@ func TestGrantsValidate(t *testing.T) {
 		if err := g.Validate(); err == nil {
 			t.Errorf("%+v: no error", g)
 		}
+	}
+}
+
+// The mounts of grants given to a closed module are not kept open.
+func TestSetGrantsAfterClose(t *testing.T) {
+	m := compile(t, "wasi", sandbox.Options{})
+	must(t, m.Close(testContext(t)))
+	g := sandbox.Grants{Mounts: []sandbox.Mount{{HostPath: t.TempDir(), GuestPath: "/data"}}}
+	if err := m.SetGrants(testContext(t), g); !errors.Is(err, sandbox.ErrClosed) {
+		t.Errorf("SetGrants after Close: %v, want ErrClosed", err)
 	}
 }

@@ -38,6 +38,9 @@ type Module struct {
 	// running are the instances running guest code; guarded by mu.
 	running map[*instance]struct{}
 	closed  bool // guarded by mu
+	// mounts are the directories granted by SetGrants, open until release;
+	// guarded by mu.
+	mounts []*mountFS
 }
 
 // Compile creates the module's own runtime with WASI preview 1 and the
@@ -69,9 +72,15 @@ func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Modu
 	return m, nil
 }
 
-// release frees what the module holds in its runtime: the runtime itself
-// when it is the module's own, else the compiled module.
+// release frees what the module holds in its runtime, the runtime itself
+// when it is the module's own, else the compiled module, and closes its
+// mounts.
 func (m *Module) release(ctx context.Context) {
+	m.mu.Lock()
+	mounts := m.mounts
+	m.mounts = nil
+	m.mu.Unlock()
+	closeMounts(mounts)
 	if m.ownsRuntime {
 		_ = m.runtime.Close(ctx)
 	} else if m.code != nil {
