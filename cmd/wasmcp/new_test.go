@@ -152,7 +152,7 @@ func TestNewProjectFiles(t *testing.T) {
 		files map[string]string // file -> a line it must contain
 	}{
 		{"go", map[string]string{
-			"go.mod":       "replace github.com/wasmcp/wasmcp => " + root,
+			"go.mod":       "\tgithub.com/wasmcp/wasmcp/sdk-guest/go => " + filepath.Join(root, "sdk-guest", "go") + "\n",
 			"main.go":      `wasmcp.AddTool("Word.count-v2"`,
 			"main_test.go": "func TestWasmcpCall(",
 			"Makefile":     "WASMCP ?= wasmcp",
