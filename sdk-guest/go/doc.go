@@ -127,8 +127,7 @@
 // collector cannot free it) until the call has consumed it; a buffer up to
 // 64 KiB is reused by the next call, a larger one is dropped after its call.
 // A returned document stays referenced until the next export call, by which
-// time the host has copied it; its buffer, up to 64 KiB, is reused for the
-// next call's document.
+// time the host has copied it.
 //
 // Go on WebAssembly has no threads and no preemption, and in a reactor Go
 // runs only while an export does. The collector's background work therefore
