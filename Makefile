@@ -94,9 +94,9 @@ RUN_ADDR ?= 127.0.0.1:8931
 
 run: build plugins
 	@echo "serving $(PLUGINS_DIR) at http://$(RUN_ADDR)/mcp (Streamable HTTP, this machine only; Ctrl-C stops)" >&2
-	@echo "try it with the MCP Inspector (2.x, needs Node 22.19+):" >&2
-	@echo "  npx @modelcontextprotocol/inspector --cli http://$(RUN_ADDR)/mcp --transport http --method tools/list" >&2
-	@echo "  npx @modelcontextprotocol/inspector --cli http://$(RUN_ADDR)/mcp --transport http --method tools/call --tool-name get-sum --tool-arg a=7 b=5" >&2
+	@echo "try it with the MCP Inspector 2.x (it needs Node 22.19+; README.md says how to get one from npm):" >&2
+	@echo "  npx @modelcontextprotocol/inspector@2 --cli http://$(RUN_ADDR)/mcp --transport http --method tools/list" >&2
+	@echo "  npx @modelcontextprotocol/inspector@2 --cli http://$(RUN_ADDR)/mcp --transport http --method tools/call --tool-name get-sum --tool-arg a=7 b=5" >&2
 	@$(BIN) serve --dir $(PLUGINS_DIR) --http $(RUN_ADDR)
 
 run-stdio: build plugins
