@@ -33,11 +33,16 @@ endif
 GUEST_EXAMPLES_DIR := build/examples
 include $(wildcard mk/*.mk)
 
+# The Go guest SDK is a module of its own, which ./... from here leaves out:
+# vet and test name it.
+GO_SDK := sdk-guest/go
+
 # Sources each artifact depends on; go build's own cache does the rest.
 HOST_SRC := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './e2e/*' \
 	-not -path './plugins/*' -not -path './examples/*' -not -path './sdk-guest/*' -not -path '*/node_modules/*') go.mod go.sum \
 	$(shell find cmd/wasmcp/templates -type f 2>/dev/null)
-GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
+GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum \
+	$(GO_SDK)/go.mod $(GO_SDK)/go.sum
 
 # The end-to-end tests use these artifacts rather than building their own.
 E2E_ENV := WASMCP_BIN=$(abspath $(BIN)) WASMCP_PLUGINS=$(abspath $(PLUGINS_DIR)) \
@@ -89,9 +94,9 @@ RUN_ADDR ?= 127.0.0.1:8931
 
 run: build plugins
 	@echo "serving $(PLUGINS_DIR) at http://$(RUN_ADDR)/mcp (Streamable HTTP, this machine only; Ctrl-C stops)" >&2
-	@echo "try it with the MCP Inspector (2.x, needs Node 22.19+):" >&2
-	@echo "  npx @modelcontextprotocol/inspector --cli http://$(RUN_ADDR)/mcp --transport http --method tools/list" >&2
-	@echo "  npx @modelcontextprotocol/inspector --cli http://$(RUN_ADDR)/mcp --transport http --method tools/call --tool-name get-sum --tool-arg a=7 b=5" >&2
+	@echo "try it with the MCP Inspector 2.x (it needs Node 22.19+; README.md says how to get one from npm):" >&2
+	@echo "  npx @modelcontextprotocol/inspector@2 --cli http://$(RUN_ADDR)/mcp --transport http --method tools/list" >&2
+	@echo "  npx @modelcontextprotocol/inspector@2 --cli http://$(RUN_ADDR)/mcp --transport http --method tools/call --tool-name get-sum --tool-arg a=7 b=5" >&2
 	@$(BIN) serve --dir $(PLUGINS_DIR) --http $(RUN_ADDR)
 
 run-stdio: build plugins
@@ -141,10 +146,14 @@ vet:
 	@echo "  vet"
 	@$(GO) vet ./...
 	@GOOS=wasip1 GOARCH=wasm $(GO) vet $(patsubst %,./%/...,$(wildcard abi sdk-guest plugins examples/go))
+	@$(GO) -C $(GO_SDK) vet ./...
+	@GOOS=wasip1 GOARCH=wasm $(GO) -C $(GO_SDK) vet ./...
 
 test: deps build plugins vet
 	@echo "  test     go test -race ./..."
 	@$(E2E_ENV) $(GO) test -race $(TEST_FLAGS) ./...
+	@echo "  test     go test -race ./... in $(GO_SDK)"
+	@$(GO) -C $(GO_SDK) test -race $(TEST_FLAGS) ./...
 	@echo "  test     TypeScript SDK client (node --test)"
 	@cd $(TS_DIR) && $(E2E_ENV) node --test --test-reporter=spec
 	@$(MAKE) conformance

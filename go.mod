@@ -8,6 +8,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tetratelabs/wazero v1.12.0
+	github.com/wasmcp/wasmcp/sdk-guest/go v0.0.0
 )
 
 require (
@@ -22,3 +23,7 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+// The Go guest SDK is a module of its own, the one tool projects require
+// (wasmcp new writes their go.mod); plugins/ and examples/go/ use this copy.
+replace github.com/wasmcp/wasmcp/sdk-guest/go => ./sdk-guest/go

@@ -3,10 +3,11 @@
 // Package examples_test checks that the example tools written in every guest
 // language behave alike: the same definitions and, for the same arguments,
 // the same CallToolResult and the same log lines as the Go module
-// (examples/go/everything), which is the reference. The modules are the
-// ones `make plugins` builds into the directory named by WASMCP_PLUGINS (or,
-// for the languages other than Go, WASMCP_EXAMPLES), and they are run
-// through the real host (package plugin).
+// (examples/go/everything), which is the reference. Results compare as JSON
+// values, not bytes (see canonical). The modules are the ones `make plugins`
+// builds into the directory named by WASMCP_PLUGINS (or, for the languages
+// other than Go, WASMCP_EXAMPLES), and they are run through the real host
+// (package plugin).
 package examples_test
 
 import (
@@ -21,7 +22,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -99,8 +102,14 @@ func modules(t *testing.T) []module {
 	return loaded
 }
 
-// canonical re-encodes a JSON document with sorted object keys, so that
-// documents equal as JSON compare equal as strings.
+// canonical encodes v as JSON in a form in which results equal as JSON
+// values are equal as strings: object keys sorted, numbers written by Go
+// (12.0 and 1.2e1 are 12), and -0 as 0, as float64's == has it. Numbers
+// written in strings (get-sum's text, a log line) are rewritten the same
+// way, since each language writes numbers in text in its own standard
+// notation: 12 or 12.0, 1e+21 or 1000000000000000000000, and for 0.1 + 0.2
+// AssemblyScript digits that are not the shortest but read back as the same
+// double.
 func canonical(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -111,10 +120,41 @@ func canonical(t *testing.T, v any) string {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if b, err = json.Marshal(doc); err != nil {
+	if b, err = json.Marshal(canonicalValue(doc)); err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func canonicalValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = canonicalValue(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = canonicalValue(e)
+		}
+	case float64:
+		return v + 0 // -0 + 0 is 0
+	case string:
+		return canonicalText(v)
+	}
+	return v
+}
+
+var numberInText = regexp.MustCompile(`-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?`)
+
+// canonicalText rewrites each number in s as Go writes its float64 value.
+func canonicalText(s string) string {
+	return numberInText.ReplaceAllStringFunc(s, func(n string) string {
+		f, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			return n // out of range: compared as written
+		}
+		return strconv.FormatFloat(f+0, 'g', -1, 64)
+	})
 }
 
 // watGetSum is the one definition the WAT module changes on purpose: its
@@ -164,7 +204,8 @@ type call struct {
 	check func(t *testing.T, r *abi.Result, logs []string)
 }
 
-// run calls tool and returns the result encoded as JSON, and the log lines.
+// run calls tool and returns the result, its canonical JSON, and the log
+// lines.
 func (m module) run(t *testing.T, tool, args string) (*abi.Result, string, []string) {
 	t.Helper()
 	var logs []string
@@ -174,11 +215,7 @@ func (m module) run(t *testing.T, tool, args string) (*abi.Result, string, []str
 	if err != nil {
 		t.Fatalf("%s: %s %s: %v", m.lang, tool, args, err)
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatalf("%s: %s %s: encode result: %v", m.lang, tool, args, err)
-	}
-	return &res.Result, string(b), logs
+	return &res.Result, canonical(t, res), logs
 }
 
 func texts(r *abi.Result) []string {
@@ -282,6 +319,8 @@ var calls = []call{
 	},
 	{tool: "get-sum", args: `{"a":1.5e-7,"b":0}`, watRefuses: true, check: text("The sum of 0.00000015 and 0 is 0.00000015.")},
 	{tool: "get-sum", args: `{"a":"7","b":5}`, watRefuses: true, check: toolError("/a")},
+	{tool: "get-sum", args: `{"a":1e308,"b":1e308}`, watRefuses: true, check: toolError("The sum is out of the range of a 64-bit float.")},
+	{tool: "get-sum", args: `{"a":-1.7976931348623157e308,"b":-1e300}`, watRefuses: true, check: toolError("The sum is out of the range")},
 	{tool: "get-structured-content", args: `{"location":"New York"}`,
 		check: weather(`{"temperature":22.5,"conditions":"Partly cloudy","humidity":65}`)},
 	{tool: "get-structured-content", args: `{"location":"Chicago"}`,
@@ -322,8 +361,8 @@ func TestCalls(t *testing.T) {
 				if got != want {
 					t.Errorf("%s:\n got  %s\n want %s", m.lang, got, want)
 				}
-				if !slices.Equal(logs, wantLogs) {
-					t.Errorf("%s: logs %q, want %q", m.lang, logs, wantLogs)
+				if got, want := canonical(t, logs), canonical(t, wantLogs); got != want {
+					t.Errorf("%s: logs %s, want %s", m.lang, got, want)
 				}
 			}
 		})
@@ -348,6 +387,34 @@ func TestLargeInput(t *testing.T) {
 			if res, _, _ := m.run(t, "get-sum", `{"a":7,"b":5}`); len(res.Content) != 1 || res.Content[0].Text != "The sum of 7 and 5 is 12." {
 				t.Errorf("%s: call after a large one: %+v", m.lang, res)
 			}
+		}
+	}
+}
+
+// TestCanonical checks that canonical equates what differs only in notation
+// and nothing else.
+func TestCanonical(t *testing.T) {
+	same := [][2]string{
+		{`{"b":[12],"a":"The sum of 7 and 5 is 12."}`, `{"a":"The sum of 7.0 and 5.0 is 12.0.","b":[12.0]}`},
+		{`"0.30000000000000004 and 1e+21"`, `"0.30000000000000007 and 1000000000000000000000"`},
+		{`{"x":-0,"s":"-0"}`, `{"x":0,"s":"0"}`},
+	}
+	differ := [][2]string{
+		{`"0.3"`, `"0.30000000000000004"`},
+		{`{"a":12}`, `{"a":"12"}`},
+		{`"The sum of 7 and 5 is 12."`, `"The sum of 7 and 5 is 12"`},
+	}
+	for _, pair := range append(same, differ...) {
+		var a, b any
+		if err := json.Unmarshal([]byte(pair[0]), &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(pair[1]), &b); err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Contains(same, pair)
+		if got := canonical(t, a) == canonical(t, b); got != want {
+			t.Errorf("canonical(%s) == canonical(%s): %v, want %v", pair[0], pair[1], got, want)
 		}
 	}
 }

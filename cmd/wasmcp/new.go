@@ -32,8 +32,8 @@ README and a .gitignore.
 The project needs its language's guest SDK, taken from the wasmcp source
 tree: the --sdk directory, else $WASMCP_SDK, else the tree this binary was
 built from. C, Rust and AssemblyScript projects get a copy of their SDK, so
-that they build on their own; the Go SDK is used in place, through a replace
-directive in go.mod naming the tree's absolute path.
+that they build on their own; the Go SDK is used in place, through replace
+directives in go.mod naming the tree's absolute path.
 
 NAME is the name of the tool and of the directory: 1 to 128 letters, digits,
 '_', '-' and '.', starting with a letter and not ending with '.'. PARENT/NAME
@@ -78,8 +78,12 @@ must not exist, or be empty.`,
 }
 
 // modulePath is the module of the wasmcp source tree, which holds the guest
-// SDKs; a Go project requires it.
-const modulePath = "github.com/wasmcp/wasmcp"
+// SDKs. The Go SDK is a module of its own within it, goSDKPath, which a Go
+// project requires; it shares package abi with the tree's module.
+const (
+	modulePath = "github.com/wasmcp/wasmcp"
+	goSDKPath  = modulePath + "/sdk-guest/go"
+)
 
 // language is what a project in one language is made of: the templates
 // under templates/<name>, plus files taken from its SDK.
@@ -152,11 +156,13 @@ type project struct {
 	Name        string
 	Description string
 	Module      string // modulePath
+	GoSDKModule string // goSDKPath
 	Source      string // the absolute path of the wasmcp source tree
+	SDK         string // the absolute path of the language's SDK in it
 	ABIVersion  int
 	Sample      sample
 
-	GoVersion       string // the go directive of the source tree's go.mod
+	GoVersion       string // the go directive of the Go SDK's go.mod
 	Crate, CrateLib string // Rust: the package name, and the file name cargo gives the cdylib
 	Package         string // AssemblyScript: the npm package name
 	DevDependencies string // AssemblyScript: the SDK's devDependencies, JSON
@@ -290,12 +296,12 @@ var templateFuncs = template.FuncMap{
 // render returns the project's files by their slash-separated paths: the
 // executed templates, then the SDK's files.
 func render(l language, src, name string) (map[string][]byte, error) {
+	sdkDir := filepath.Join(src, filepath.FromSlash(l.sdk))
 	p := &project{
-		Name: name, Description: toolDescription, Module: modulePath, Source: src,
-		ABIVersion: abi.Version, Sample: projectSample,
+		Name: name, Description: toolDescription, Module: modulePath, GoSDKModule: goSDKPath,
+		Source: src, SDK: sdkDir, ABIVersion: abi.Version, Sample: projectSample,
 	}
 
-	sdkDir := filepath.Join(src, filepath.FromSlash(l.sdk))
 	files := map[string][]byte{}
 	if l.prepare != nil {
 		if err := l.prepare(p, sdkDir, files); err != nil {
@@ -346,15 +352,18 @@ func render(l language, src, name string) (map[string][]byte, error) {
 	return files, err
 }
 
-// prepareGo reads the go directive of the source tree, which the project's
-// go.mod repeats: requiring the wasmcp module needs at least its Go version.
-func prepareGo(p *project, _ string, _ map[string][]byte) error {
-	gomod, err := os.ReadFile(filepath.Join(p.Source, "go.mod"))
+// prepareGo reads the go directive of the SDK's module, which the project's
+// go.mod repeats: requiring the SDK needs at least its Go version.
+func prepareGo(p *project, sdkDir string, _ map[string][]byte) error {
+	gomod, err := os.ReadFile(filepath.Join(sdkDir, "go.mod"))
 	if err != nil {
 		return err
 	}
+	if goModDirective(gomod, "module") != goSDKPath {
+		return fmt.Errorf("go.mod is not module %s", goSDKPath)
+	}
 	if p.GoVersion = goModDirective(gomod, "go"); p.GoVersion == "" {
-		return fmt.Errorf("%s/go.mod has no go directive", p.Source)
+		return errors.New("go.mod has no go directive")
 	}
 	return nil
 }

@@ -41,8 +41,7 @@ func newProject(t *testing.T, lang string) string {
 	return dir
 }
 
-// makeCmd runs make in dir with the variables vars, in the test's
-// environment minus what an enclosing make would pass down.
+// makeCmd runs make in dir with the variables vars, in testEnv.
 func makeCmd(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
 	if _, err := exec.LookPath("make"); err != nil {
@@ -50,15 +49,23 @@ func makeCmd(t *testing.T, dir string, args ...string) (string, error) {
 	}
 	cmd := exec.Command("make", args...)
 	cmd.Dir = dir
+	cmd.Env = testEnv()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// testEnv is the test's environment minus what an enclosing make would pass
+// down to a make that a test runs.
+func testEnv() []string {
+	var env []string
 	for _, kv := range os.Environ() {
 		switch name, _, _ := strings.Cut(kv, "="); name {
 		case "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "CARGO_TARGET_DIR":
 		default:
-			cmd.Env = append(cmd.Env, kv)
+			env = append(env, kv)
 		}
 	}
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return env
 }
 
 // buildWasmcp builds this command into a temporary directory: the projects'
@@ -152,7 +159,7 @@ func TestNewProjectFiles(t *testing.T) {
 		files map[string]string // file -> a line it must contain
 	}{
 		{"go", map[string]string{
-			"go.mod":       "replace github.com/wasmcp/wasmcp => " + root,
+			"go.mod":       "\tgithub.com/wasmcp/wasmcp/sdk-guest/go => " + filepath.Join(root, "sdk-guest", "go") + "\n",
 			"main.go":      `wasmcp.AddTool("Word.count-v2"`,
 			"main_test.go": "func TestWasmcpCall(",
 			"Makefile":     "WASMCP ?= wasmcp",

@@ -22,7 +22,7 @@ import {
   Tool,
   addTool,
   debug,
-  formatDecimal,
+  formatNumber,
   log,
 } from "../../sdk-guest/assemblyscript/assembly";
 export * from "../../sdk-guest/assemblyscript/assembly/abi";
@@ -39,7 +39,9 @@ function echo(args: JSONObject): CallResult {
 function getSum(args: JSONObject): CallResult {
   const a = args.getNumber("a");
   const b = args.getNumber("b");
-  return CallResult.text("The sum of " + formatDecimal(a) + " and " + formatDecimal(b) + " is " + formatDecimal(a + b) + ".");
+  const sum = a + b;
+  if (!isFinite(sum)) return CallResult.error("The sum is out of the range of a 64-bit float.");
+  return CallResult.text("The sum of " + formatNumber(a) + " and " + formatNumber(b) + " is " + formatNumber(sum) + ".");
 }
 
 // Fixed, made-up values, so that results are deterministic.

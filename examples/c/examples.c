@@ -15,6 +15,7 @@
  *       -I sdk-guest/c -o examples-c.wasm examples/c/examples.c sdk-guest/c/wasmcp.c \
  *       sdk-guest/c/read.c sdk-guest/c/write.c
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,9 +31,13 @@ static void echo(wasmcp_json args, wasmcp_result *res) {
 }
 
 static void get_sum(wasmcp_json args, wasmcp_result *res) {
-    double a = wasmcp_get_number(args, "a", 0), b = wasmcp_get_number(args, "b", 0);
+    double a = wasmcp_get_number(args, "a", 0), b = wasmcp_get_number(args, "b", 0), sum = a + b;
+    if (!isfinite(sum)) {
+        wasmcp_result_error(res, "The sum is out of the range of a 64-bit float.");
+        return;
+    }
     wasmcp_result_textf(res, "The sum of %s and %s is %s.", wasmcp_format_decimal(a), wasmcp_format_decimal(b),
-                        wasmcp_format_decimal(a + b));
+                        wasmcp_format_decimal(sum));
 }
 
 /* Fixed, made-up values, so that results are deterministic. */

@@ -20,7 +20,7 @@
 ;; schema says "integer", within +-2^52 so that every sum is exact), because
 ;; reading and printing arbitrary doubles the way Go does needs a bignum
 ;; algorithm that has no place in a hand-written example. For integers its
-;; results are those of the other languages, byte for byte.
+;; results are those of the other languages, and no sum can overflow.
 ;;
 ;; Memory: static data below 64 KiB (strings end with a NUL byte, so no
 ;; length has to be kept in step by hand); from 64 KiB, per call, the input

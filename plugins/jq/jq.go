@@ -20,12 +20,12 @@ const defaultMaxResults = 1000
 
 // Args are the jq tool's arguments.
 type Args struct {
-	Filter     string                     `json:"filter" description:"The jq filter, for example '.items[] | select(.price > 10) | .name'." jsonschema:"minLength=1"`
-	Input      json.RawMessage            `json:"input,omitempty" description:"The input: any JSON value. Give input or input_text, not both; with neither the input is null, as with jq -n."`
-	InputText  *string                    `json:"input_text,omitempty" description:"The input as JSON text. It may hold several JSON values separated by whitespace; the filter runs on each in turn, as jq does on a file."`
-	Slurp      bool                       `json:"slurp,omitempty" description:"Collect all input values into one array and run the filter once on it (jq --slurp)."`
-	Vars       map[string]json.RawMessage `json:"vars,omitempty" description:"Variables for the filter: {\"limit\": 5} is $limit in the filter (jq --argjson)."`
-	MaxResults int                        `json:"max_results,omitempty" description:"Stop after this many results and report truncated: true." jsonschema:"minimum=1,maximum=100000,default=1000"`
+	Filter     string         `json:"filter" description:"The jq filter, for example '.items[] | select(.price > 10) | .name'." jsonschema:"minLength=1"`
+	Input      any            `json:"input,omitempty" description:"The input: any JSON value. Give input or input_text, not both; with neither (or a null input) the input is null, as with jq -n."`
+	InputText  *string        `json:"input_text,omitempty" description:"The input as JSON text. It may hold several JSON values separated by whitespace; the filter runs on each in turn, as jq does on a file."`
+	Slurp      bool           `json:"slurp,omitempty" description:"Collect all input values into one array and run the filter once on it (jq --slurp)."`
+	Vars       map[string]any `json:"vars,omitempty" description:"Variables for the filter: {\"limit\": 5} is $limit in the filter (jq --argjson)."`
+	MaxResults int            `json:"max_results,omitempty" description:"Stop after this many results and report truncated: true." jsonschema:"minimum=1,maximum=100000,default=1000"`
 }
 
 // Output is the jq tool's structured result.
@@ -83,7 +83,7 @@ func run(args Args) (Output, error) {
 
 // compile parses and compiles the filter with the given variables, in name
 // order, and returns their values in the same order.
-func compile(filter string, vars map[string]json.RawMessage) (*gojq.Code, []any, error) {
+func compile(filter string, vars map[string]any) (*gojq.Code, []any, error) {
 	query, err := gojq.Parse(filter)
 	if err != nil {
 		var perr *gojq.ParseError
@@ -104,9 +104,7 @@ func compile(filter string, vars map[string]json.RawMessage) (*gojq.Code, []any,
 	dollarNames := make([]string, len(names))
 	for i, name := range names {
 		dollarNames[i] = "$" + name
-		if err := decodeOne(vars[name], &values[i]); err != nil {
-			return nil, nil, fmt.Errorf("jq: variable %s: %v", name, err)
-		}
+		values[i] = vars[name]
 	}
 	code, err := gojq.Compile(query,
 		gojq.WithVariables(dollarNames),
@@ -135,11 +133,7 @@ func readInputs(args Args) ([]any, error) {
 	case args.Input != nil && args.InputText != nil:
 		return nil, errors.New("give input or input_text, not both")
 	case args.Input != nil:
-		var v any
-		if err := decodeOne(args.Input, &v); err != nil {
-			return nil, fmt.Errorf("input: %v", err)
-		}
-		inputs = []any{v}
+		inputs = []any{args.Input}
 	case args.InputText != nil:
 		dec := json.NewDecoder(bytes.NewReader([]byte(*args.InputText)))
 		dec.UseNumber()
@@ -163,14 +157,6 @@ func readInputs(args Args) ([]any, error) {
 		inputs = []any{inputs}
 	}
 	return inputs, nil
-}
-
-// decodeOne decodes one JSON value keeping numbers exact (json.Number),
-// which gojq understands, so that large integers survive unchanged.
-func decodeOne(raw json.RawMessage, v *any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	return dec.Decode(v)
 }
 
 // runtimeError words a jq runtime error the way the jq command does, adding

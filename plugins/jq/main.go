@@ -17,7 +17,9 @@ func init() {
 	wasmcp.AddTool("jq", "Runs a jq filter on JSON input and returns every value the filter outputs. "+
 		"The dialect is gojq's (jq 1.7; object keys come out sorted). Give the input as a JSON value in `input`, "+
 		"or as JSON text in `input_text` (which may hold several values, processed in turn); with neither, the input is null.",
-		run, wasmcp.Title("jq"), wasmcp.ReadOnly(), wasmcp.Idempotent(), wasmcp.OpenWorld(false))
+		// Numbers keep their exact text (json.Number, which gojq reads), so
+		// that large integers pass through unchanged.
+		run, wasmcp.UseNumber(), wasmcp.Title("jq"), wasmcp.ReadOnly(), wasmcp.Idempotent(), wasmcp.OpenWorld(false))
 }
 
 // main is required by the build; a -buildmode=c-shared module never runs it.

@@ -23,9 +23,14 @@
 //
 //	func main() {}
 //
-// Build it with the standard toolchain (Go 1.24 or later; TinyGo is not needed):
+// Build it with the standard toolchain (TinyGo is not needed):
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o sum.wasm .
+//
+// The SDK, the module github.com/wasmcp/wasmcp/sdk-guest/go, is not
+// published: a project takes it, and package abi that it shares with the
+// server, from a wasmcp source tree through replace directives in its
+// go.mod. "wasmcp new --lang go NAME" writes such a project.
 //
 // # Registration happens in init
 //
@@ -127,8 +132,7 @@
 // collector cannot free it) until the call has consumed it; a buffer up to
 // 64 KiB is reused by the next call, a larger one is dropped after its call.
 // A returned document stays referenced until the next export call, by which
-// time the host has copied it; its buffer, up to 64 KiB, is reused for the
-// next call's document.
+// time the host has copied it.
 //
 // Go on WebAssembly has no threads and no preemption, and in a reactor Go
 // runs only while an export does. The collector's background work therefore

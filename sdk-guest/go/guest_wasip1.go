@@ -64,9 +64,9 @@ func (hostClient) Request(elicit bool, params []byte) (abi.ReplyStatus, []byte) 
 }
 
 const (
-	// keepBuffer is the largest argument or result buffer kept for reuse
-	// by the next call. Larger ones are dropped after their call so that
-	// one big call does not pin its memory for the instance's lifetime.
+	// keepBuffer is the largest argument buffer kept for reuse by the next
+	// call. Larger ones are dropped after their call so that one big call
+	// does not pin its memory for the instance's lifetime.
 	keepBuffer = 64 << 10
 	// gcEvery is how many bytes may cross the boundary (arguments plus
 	// results) between forced collections. See the package documentation.
@@ -80,7 +80,6 @@ const (
 var (
 	input   []byte // the region of the last wasmcp_alloc, read by wasmcp_call
 	output  []byte // the last returned document, reachable until the host copied it
-	results []byte // the buffer of the last call's document, for the next one
 	traffic int    // bytes crossed since the last forced collection
 )
 
@@ -119,17 +118,11 @@ func exportCall(namePtr, nameLen, argsPtr, argsLen uint32) uint64 {
 		// Only the region from wasmcp_alloc is known to be ours (ABI.md §3).
 		doc, _ = json.Marshal(guest.ErrorResult("wasmcp_call: the name and arguments are not in the region wasmcp_alloc returned"))
 	} else {
-		// The host copied the last document out before it called again
-		// (ABI.md §3), so its buffer takes this one.
-		doc = guest.AppendCall(results[:0], string(input[:nameLen]), input[nameLen:nameLen+argsLen])
-		results = doc
+		doc = guest.Call(string(input[:nameLen]), input[nameLen:nameLen+argsLen])
 	}
 	traffic += len(input) + len(doc)
 	if cap(input) > keepBuffer {
 		input = nil
-	}
-	if cap(results) > keepBuffer {
-		results = nil
 	}
 	output = doc
 	settle()

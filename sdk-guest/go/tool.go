@@ -1,12 +1,12 @@
 package wasmcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/args"
 	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/guest"
 	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/jsonschema"
 )
@@ -73,10 +73,9 @@ func addTool[In, Out any](name, description string, handler func(In) (Out, error
 		Annotations:  cfg.annotations,
 		Meta:         cfg.meta,
 	}
-	fast := args.For(reflect.TypeFor[In]()) // nil when In needs encoding/json
 	return guest.Register(def, func(data []byte) *abi.Result {
 		var in In
-		if err := decodeArgs(fast, data, &in); err != nil {
+		if err := decodeArgs(data, &in, cfg.useNumber); err != nil {
 			return guest.ErrorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err))
 		}
 		out, err := handler(in)
@@ -87,15 +86,15 @@ func addTool[In, Out any](name, description string, handler func(In) (Out, error
 	})
 }
 
-// decodeArgs decodes a call's arguments into v, a pointer to a zero value,
-// with fast when it can (nil, or declining the text) and otherwise with
-// encoding/json, which then gives the value or the error.
-func decodeArgs(fast *args.Decoder, data []byte, v any) error {
-	if fast != nil && fast.Decode(data, v) {
-		return nil
+// decodeArgs decodes a call's arguments into v as json.Unmarshal does, with
+// numbers as json.Number where useNumber asks for it (see UseNumber).
+func decodeArgs(data []byte, v any, useNumber bool) error {
+	if !useNumber {
+		return json.Unmarshal(data, v)
 	}
-	reflect.ValueOf(v).Elem().SetZero() // a declined decode may have set fields
-	return json.Unmarshal(data, v)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 func derive(t reflect.Type, mode jsonschema.Mode) (json.RawMessage, error) {
@@ -152,6 +151,7 @@ type toolConfig struct {
 	inputSchema  json.RawMessage
 	outputSchema json.RawMessage
 	meta         map[string]any
+	useNumber    bool
 	err          error // the first invalid option
 }
 
@@ -228,6 +228,14 @@ func (c *toolConfig) rawSchema(option, schema string) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(schema)
+}
+
+// UseNumber decodes the numbers of the arguments that land in an interface
+// value (a field of type any, the values of a map[string]any) as json.Number
+// rather than float64, as json.Decoder.UseNumber does: they keep their exact
+// text, so that large integers and long decimals pass through unchanged.
+func UseNumber() ToolOption {
+	return func(c *toolConfig) { c.useNumber = true }
 }
 
 // Meta sets the tool's _meta object, passed to clients unchanged.

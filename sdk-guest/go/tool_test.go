@@ -3,13 +3,10 @@ package wasmcp
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/args"
 	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/guest"
 	"github.com/wasmcp/wasmcp/sdk-guest/go/wasmcptest"
 )
@@ -228,34 +225,24 @@ func TestInvalidArguments(t *testing.T) {
 	}
 }
 
-// TestDecodeArgs checks the arguments path of every tool: the fast decoder
-// where it applies, encoding/json where it declines, the same values and
-// errors either way.
-func TestDecodeArgs(t *testing.T) {
-	type flat struct {
-		S string `json:"s"`
-		N int    `json:"n,omitempty"`
+// TestUseNumber checks that UseNumber keeps the exact text of numbers that
+// land in interface values, which float64 would round.
+func TestUseNumber(t *testing.T) {
+	type exact struct {
+		V    any            `json:"v"`
+		Vars map[string]any `json:"vars,omitempty"`
+		N    int            `json:"n,omitempty"`
 	}
-	fast := args.For(reflect.TypeFor[flat]())
-	if fast == nil {
-		t.Fatal("no fast decoder for a flat struct")
+	echo := func(in exact) (exact, error) { return in, nil }
+	AddTool("t.number", "", echo, UseNumber())
+	AddTool("t.float", "", echo)
+	const args = `{"v":[12345678901234567890,0.1],"vars":{"x":1e400},"n":7}`
+	if r := wasmcptest.Call(t, "t.number", args); r.IsError || string(r.StructuredContent) != args {
+		t.Errorf("with UseNumber: %+v, want the arguments unchanged", r)
 	}
-	for _, data := range []string{
-		`{"s":"x","n":2}`,   // fast
-		`{"s":"x","S":"y"}`, // declined midway: encoding/json matches "S" to s
-		`{"s":"x","n":"2"}`, // declined midway: an error
-		`{"s":"x","n":2.5}`,
-		`{"n":1,"s":"\ud83d\ude00"}`,
-		`{"s":"x"`,
-	} {
-		for _, dec := range []*args.Decoder{fast, nil} {
-			var got, want flat
-			err := decodeArgs(dec, []byte(data), &got)
-			wantErr := json.Unmarshal([]byte(data), &want)
-			if got != want || fmt.Sprint(err) != fmt.Sprint(wantErr) {
-				t.Errorf("%s (fast decoder %v): %+v, %v; encoding/json: %+v, %v", data, dec != nil, got, err, want, wantErr)
-			}
-		}
+	r := wasmcptest.Call(t, "t.float", `{"v":[12345678901234567890]}`)
+	if r.IsError || !strings.Contains(string(r.StructuredContent), "12345678901234567000") {
+		t.Errorf("without UseNumber: %+v, want the float64 rounding", r)
 	}
 }
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	wasmcp "github.com/wasmcp/wasmcp/sdk-guest/go"
@@ -50,7 +52,11 @@ func init() {
 	}, wasmcp.ReadOnly(), wasmcp.Idempotent(), wasmcp.OpenWorld(false))
 
 	wasmcp.AddTool("get-sum", "Returns the sum of two numbers.", func(in SumArgs) (string, error) {
-		return fmt.Sprintf("The sum of %s and %s is %s.", number(in.A), number(in.B), number(in.A+in.B)), nil
+		sum := in.A + in.B
+		if math.IsInf(sum, 0) {
+			return "", errors.New("The sum is out of the range of a 64-bit float.")
+		}
+		return fmt.Sprintf("The sum of %s and %s is %s.", number(in.A), number(in.B), number(sum)), nil
 	}, wasmcp.Title("Sum"), wasmcp.ReadOnly(), wasmcp.Idempotent(), wasmcp.OpenWorld(false))
 
 	wasmcp.AddTool("get-structured-content", "Returns the current weather for a city as structured content (made-up, fixed values).",

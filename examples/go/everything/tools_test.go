@@ -52,6 +52,11 @@ func TestGetSum(t *testing.T) {
 	if res := wasmcptest.Call(t, "get-sum", `{"a":"7","b":5}`); !res.IsError {
 		t.Errorf("string argument accepted: %+v", res)
 	}
+	for _, args := range []string{`{"a":1e308,"b":1e308}`, `{"a":-1e308,"b":-1e308}`} {
+		if res := wasmcptest.Call(t, "get-sum", args); !res.IsError || res.Text() != "The sum is out of the range of a 64-bit float." {
+			t.Errorf("get-sum %s: %+v, want the overflow error", args, res)
+		}
+	}
 }
 
 func TestGetStructuredContent(t *testing.T) {

@@ -119,7 +119,13 @@ pub fn tools() -> Toolbox {
                 .annotations(HINTS)
                 // Display prints the shortest digits that read back as the
                 // number, never an exponent: 7, 0.5, 0.30000000000000004.
-                .handler(|a: SumArgs| format!("The sum of {} and {} is {}.", a.a, a.b, a.a + a.b)),
+                .handler(|a: SumArgs| -> Result<String, String> {
+                    let sum = a.a + a.b;
+                    if !sum.is_finite() {
+                        return Err("The sum is out of the range of a 64-bit float.".into());
+                    }
+                    Ok(format!("The sum of {} and {} is {}.", a.a, a.b, sum))
+                }),
         )
         .tool(
             Tool::new("get-structured-content")
@@ -219,9 +225,14 @@ mod tests {
                 r#"{"content":[{"type":"text","text":"The sum of 1000000000000000000000 and 0 is 1000000000000000000000."}]}"#,
             ),
             (
+                "get-sum",
+                r#"{"a":1e308,"b":1e308}"#,
+                r#"{"content":[{"type":"text","text":"The sum is out of the range of a 64-bit float."}],"isError":true}"#,
+            ),
+            (
                 "get-structured-content",
                 r#"{"location":"Chicago"}"#,
-                r#"{"content":[],"structuredContent":{"temperature":18,"conditions":"Windy","humidity":55}}"#,
+                r#"{"content":[],"structuredContent":{"temperature":18.0,"conditions":"Windy","humidity":55.0}}"#,
             ),
             (
                 "get-error",

@@ -23,10 +23,10 @@ export {
   JSONObject,
   JSONString,
   JSONValue,
+  formatNumber,
   parseJSON,
   quote,
 } from "./json";
-export { formatDecimal, formatNumber } from "./number";
 export { LogLevel, debug, error, info, log, warn } from "./log";
 export { CallResult, Content } from "./result";
 export { Handler, MAX_TOOLS, MAX_TOOL_NAME_LEN, Tool, addTool, call } from "./tool";

@@ -1,11 +1,8 @@
 // A small JSON codec: AssemblyScript's standard library has none.
 //
 // JSON.parse reads UTF-8 bytes (the arguments the host writes into memory)
-// into JSONValue trees; JSONValue.toString writes compact JSON with the
-// number formatting of JavaScript and Go (12, 0.5, 1e+21), so results are
-// byte-for-byte what the Go and JavaScript SDKs produce.
-
-import { formatNumber } from "./number";
+// into JSONValue trees; JSONValue.toString writes compact JSON, its numbers
+// with formatNumber.
 
 /** The kind of a JSONValue. */
 export enum JSONKind {
@@ -147,6 +144,15 @@ export class JSONObject extends JSONValue {
 }
 
 // ---- writing ----------------------------------------------------------
+
+/** formatNumber writes v as AssemblyScript's toString does (0.5, 1e+21),
+ * but a whole number without its ".0" (12, not 12.0), and NaN and
+ * infinities, which JSON lacks, as null (as JavaScript's JSON.stringify). */
+export function formatNumber(v: f64): string {
+  if (!isFinite(v)) return "null";
+  if (Math.abs(v) < 9007199254740992 && Math.floor(v) == v) return (<i64>v).toString();
+  return v.toString();
+}
 
 function write(parts: string[], v: JSONValue): void {
   switch (v.kind) {

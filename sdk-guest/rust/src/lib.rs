@@ -41,13 +41,11 @@
 
 mod base64;
 mod log;
-mod number;
 mod result;
 mod tool;
 
 pub use crate::log::{debug, error, info, log, warn, Level};
 pub use base64::encode as base64_encode;
-pub use number::format_number;
 pub use result::{CallResult, Content, EmbeddedResource, IntoCallResult, Structured};
 pub use tool::{IntoSchema, Tool, Toolbox};
 

@@ -185,7 +185,7 @@ impl CallResult {
 
     /// Sets the structured content, keeping the content blocks.
     pub fn set_structured<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), String> {
-        let json = crate::number::to_json(value)
+        let json = serde_json::to_string(value)
             .map_err(|e| format!("encode structured content: {}", e))?;
         if !json.starts_with('{') {
             return Err(format!(

@@ -34,7 +34,7 @@ impl IntoSchema for String {
 
 impl IntoSchema for Value {
     fn into_schema(self) -> Result<Box<RawValue>, String> {
-        crate::number::to_json(&self)
+        serde_json::to_string(&self)
             .map_err(|e| e.to_string())?
             .into_schema()
     }
@@ -225,7 +225,7 @@ impl Toolbox {
         struct Describe<'a> {
             tools: Vec<&'a Definition>,
         }
-        crate::number::to_json(&Describe {
+        serde_json::to_string(&Describe {
             tools: self.tools.iter().map(|t| &t.def).collect(),
         })
         .map_err(|e| format!("encode tool definitions: {}", e))
@@ -251,7 +251,7 @@ impl Toolbox {
                 name, err
             ));
         }
-        crate::number::to_json(&res).unwrap_or_else(|e| {
+        serde_json::to_string(&res).unwrap_or_else(|e| {
             error_doc(&format!("tool {} returned an invalid result: {}", name, e))
         })
     }
@@ -259,5 +259,5 @@ impl Toolbox {
 
 /// A Result document with isError and one text block.
 pub(crate) fn error_doc(msg: &str) -> String {
-    crate::number::to_json(&CallResult::error(msg)).expect("a text result always encodes")
+    serde_json::to_string(&CallResult::error(msg)).expect("a text result always encodes")
 }

@@ -17,9 +17,8 @@ import (
 )
 
 // Handler runs one tool on its arguments JSON and returns its result. The
-// SDK's typed layer turns a Go error into a result with IsError set. The
-// result's StructuredContent, when set, must be valid JSON (it is copied into
-// the document without another scan); Call checks that it is an object.
+// SDK's typed layer turns a Go error into a result with IsError set. Call
+// checks that the result's StructuredContent, when set, is a JSON object.
 type Handler func(args []byte) *abi.Result
 
 type tool struct {
@@ -100,26 +99,15 @@ func Describe() ([]byte, error) {
 // block or an unencodable result becomes a result with isError set, so the
 // instance stays usable and the model reads what went wrong.
 func Call(name string, args []byte) []byte {
-	return AppendCall(nil, name, args)
-}
-
-// AppendCall is Call appending the document to dst, whose memory the
-// WebAssembly glue reuses from one call to the next.
-func AppendCall(dst []byte, name string, args []byte) []byte {
 	res := run(name, args)
 	if err := check(res); err != nil {
 		res = ErrorResult(fmt.Sprintf("tool %s returned an invalid result: %v", name, err))
 	}
-	// The structured content is spliced in rather than encoded as part of
-	// res: encoding a json.RawMessage scans and copies it again, which for
-	// a large result costs as much as producing it did.
-	structured := res.StructuredContent
-	res.StructuredContent = nil
-	b, err := appendResult(dst, res, structured)
+	doc, err := json.Marshal(res)
 	if err != nil {
-		b, _ = appendResult(dst, ErrorResult(fmt.Sprintf("tool %s: encode result: %v", name, err)), nil)
+		doc, _ = json.Marshal(ErrorResult(fmt.Sprintf("tool %s: encode result: %v", name, err)))
 	}
-	return b
+	return doc
 }
 
 func run(name string, args []byte) (res *abi.Result) {
@@ -157,8 +145,7 @@ func check(res *abi.Result) error {
 			return fmt.Errorf("content block %d: %w", i, err)
 		}
 	}
-	// Only the first byte is checked: encoding the result validates the
-	// rest, and parsing a large document twice would double the call's cost.
+	// Only the first byte is checked: encoding the result validates the rest.
 	if sc := bytes.TrimLeft(res.StructuredContent, " \t\r\n"); res.StructuredContent != nil && (len(sc) == 0 || sc[0] != '{') {
 		return errors.New("structured content must be a JSON object")
 	}

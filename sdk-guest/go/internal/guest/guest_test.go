@@ -40,23 +40,6 @@ func TestCallSplicesStructuredContent(t *testing.T) {
 	}
 }
 
-func TestAppendCallReusesBuffer(t *testing.T) {
-	register(t, "guest.echo", func(args []byte) *abi.Result {
-		return &abi.Result{Content: []abi.Content{abi.Text(string(args))}}
-	})
-	buf := make([]byte, 0, 256)
-	for _, args := range []string{`{"long":"` + strings.Repeat("x", 100) + `"}`, `{}`} {
-		want := Call("guest.echo", []byte(args))
-		doc := AppendCall(buf[:0], "guest.echo", []byte(args))
-		if string(doc) != string(want) || &doc[0] != &buf[:1][0] {
-			t.Errorf("AppendCall %s into a buffer of %d bytes: %s, want %s in that buffer", args, cap(buf), doc, want)
-		}
-	}
-	if doc := AppendCall([]byte("kept"), "guest.echo", []byte(`{}`)); !strings.HasPrefix(string(doc), `kept{"content":[`) {
-		t.Errorf("AppendCall does not append: %s", doc)
-	}
-}
-
 func TestCallErrors(t *testing.T) {
 	register(t, "guest.panic", func([]byte) *abi.Result { panic("boom") })
 	register(t, "guest.nil", func([]byte) *abi.Result { return nil })

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// codeBlock is one fenced block of a README section, with the prose that
+// comes before it.
+type codeBlock struct {
+	lang, body, before string
+}
+
+// readmeSection returns the blocks of the section of the README (in the
+// source tree) headed "## heading".
+func readmeSection(t *testing.T, heading string) []codeBlock {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## "+heading+"\n")
+	if !ok {
+		t.Fatalf("README.md has no section %q", heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var blocks []codeBlock
+	var prose, body strings.Builder
+	lang, inBlock := "", false
+	for line := range strings.Lines(section) {
+		fence, isFence := strings.CutPrefix(line, "```")
+		switch {
+		case isFence && !inBlock:
+			lang, inBlock = strings.TrimSpace(fence), true
+		case isFence:
+			blocks = append(blocks, codeBlock{lang, body.String(), prose.String()})
+			body.Reset()
+			prose.Reset()
+			inBlock = false
+		case inBlock:
+			body.WriteString(line)
+		default:
+			prose.WriteString(line)
+		}
+	}
+	if inBlock {
+		t.Fatalf("README.md, section %q: a code block is not closed", heading)
+	}
+	return blocks
+}
+
+// goFileName finds where the text before a Go block says to save it: the
+// last `path.go` in it.
+var goFileName = regexp.MustCompile("`([^`]+\\.go)`")
+
+// TestReadmeFirstTool follows the README's "Your first tool, in Go" as a
+// newcomer would, so that it cannot rot: in a directory laid out as a clone
+// after make build (bin/wasmcp, built from this tree, and build/plugins),
+// it runs each sh block, saves each Go block where the text before it says,
+// and checks that the module landed in build/plugins and answered the call.
+func TestReadmeFirstTool(t *testing.T) {
+	blocks := readmeSection(t, "Your first tool, in Go")
+	clone := t.TempDir()
+	for _, dir := range []string{"bin", filepath.Join("build", "plugins")} {
+		if err := os.MkdirAll(filepath.Join(clone, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(buildWasmcp(t), filepath.Join(clone, "bin", "wasmcp")); err != nil {
+		t.Fatal(err)
+	}
+
+	var output strings.Builder
+	var ran []string // the kinds of block run, in order
+	for i, b := range blocks {
+		switch b.lang {
+		case "go":
+			names := goFileName.FindAllStringSubmatch(b.before, -1)
+			if len(names) == 0 {
+				t.Fatalf("Go block %d: the text before it names no file to save it as:\n%s", i, b.before)
+			}
+			name := filepath.Join(clone, filepath.FromSlash(names[len(names)-1][1]))
+			if err := os.WriteFile(name, []byte(b.body), 0o644); err != nil {
+				t.Fatalf("Go block %d: %v", i, err)
+			}
+		case "sh":
+			cmd := exec.Command("bash", "-euo", "pipefail", "-c", b.body)
+			cmd.Dir = clone
+			cmd.Env = testEnv()
+			out, err := cmd.CombinedOutput()
+			output.Write(out)
+			if err != nil {
+				t.Fatalf("sh block %d:\n%s\nfailed: %v\n%s", i, b.body, err, out)
+			}
+		default:
+			t.Fatalf("block %d: a %q block; this test runs sh and go blocks only", i, b.lang)
+		}
+		ran = append(ran, b.lang)
+	}
+	if got := strings.Join(ran, " "); got != "sh go sh" {
+		t.Errorf("the section's blocks are %q; check that this test still follows it", got)
+	}
+	if _, err := os.Stat(filepath.Join(clone, "build", "plugins", "mytools.wasm")); err != nil {
+		t.Errorf("no module in build/plugins, which make run serves: %v", err)
+	}
+	out := output.String()
+	if !strings.Contains(out, `"slug": "hello-world"`) || strings.Contains(out, `"isError": true`) {
+		t.Errorf("the section's commands printed\n%s\nwant the slug hello-world and no error", out)
+	}
+}
