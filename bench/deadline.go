@@ -31,7 +31,7 @@ type workload struct {
 // same, uninstrumented module, with no deadline (a looping guest could not
 // be stopped).
 func runDeadline(ctx context.Context, e *env) ([]row, error) {
-	samples := e.size(10, 2)
+	samples := e.size(30, 2)
 	lines, objects := e.size(1000, 20), e.size(1000, 20)
 	workloads := []workload{
 		{"text", "unified_diff", diffArgs(lines)},

@@ -68,8 +68,8 @@ func runReload(ctx context.Context, e *env) ([]row, error) {
 		if err != nil {
 			return rows, err
 		}
-		r := row{name: fmt.Sprintf("hot reload, warm, %s (%d KB): file landed → list_changed at a go-sdk client ÷ %v",
-			m.title, len(wasm)>>10, reloadTarget), floor: atMost(1)}
+		r := row{name: fmt.Sprintf("hot reload, warm, %s (%d KB): file landed → list_changed at a go-sdk client ÷ %s",
+			m.title, len(wasm)>>10, ms(reloadTarget)), floor: atMost(1)}
 		for i := range e.opts.reps {
 			d, err := reloadRep(ctx, e, fmt.Sprintf("%s-%d", m.name, i), wasm, landings)
 			if err != nil {

@@ -94,8 +94,16 @@ func percentile(d []time.Duration, p float64) time.Duration {
 }
 
 func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
 func mib(b int64) string        { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+// ms formats d in milliseconds, with a decimal below 100.
+func ms(d time.Duration) string {
+	v := float64(d) / float64(time.Millisecond)
+	if v >= 100 {
+		return fmt.Sprintf("%.0f ms", v)
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}
 
 // writeTable writes the rows as one markdown table, with the machine and the
 // command above it.

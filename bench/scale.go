@@ -42,7 +42,7 @@ func runScale(ctx context.Context, e *env) ([]row, error) {
 		return nil, err
 	}
 	tool := scaleTool(mods/2, scalePerModule/2).Name
-	start := row{name: fmt.Sprintf("%d modules / %d tools: warm start, spawn → every tool listed ÷ %v", mods, tools, scaleStartTarget),
+	start := row{name: fmt.Sprintf("%d modules / %d tools: warm start, spawn → every tool listed ÷ %s", mods, tools, ms(scaleStartTarget)),
 		floor: atMost(1)}
 	rss := row{name: fmt.Sprintf("%d modules / %d tools: peak RSS after the listing and a call ÷ 1 GiB", mods, tools),
 		floor: atMost(1)}

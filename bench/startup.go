@@ -41,8 +41,8 @@ func runStartup(ctx context.Context, e *env) ([]row, error) {
 	if err := prime(ctx, e, dir, warmCache); err != nil {
 		return nil, err
 	}
-	cold := row{name: fmt.Sprintf("start-up, modules: %d (every bundled plugin and example), empty cache: spawn → initialize answered ÷ %v",
-		len(names), startupTarget), floor: atMost(1)}
+	cold := row{name: fmt.Sprintf("start-up, modules: %d (every bundled plugin and example), empty cache: spawn → initialize answered ÷ %s",
+		len(names), ms(startupTarget)), floor: atMost(1)}
 	ratio := row{name: "the same start-up, empty cache ÷ full cache"}
 	for i := range e.opts.reps {
 		coldCache, err := e.dir(fmt.Sprintf("startup-cache-cold-%d", i))

@@ -20,7 +20,7 @@ const stdioSlices = 10
 // Each repetition starts both servers afresh: a process keeps for its whole
 // life what it drew at start (where its memory and threads landed).
 func runStdio(ctx context.Context, e *env) ([]row, error) {
-	calls := e.size(2000, 20)
+	calls := e.size(5000, 20)
 	dir, err := e.pluginDir("stdio", "examples-c")
 	if err != nil {
 		return nil, err
