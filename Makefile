@@ -38,7 +38,7 @@ include $(wildcard mk/*.mk)
 GO_SDK := sdk-guest/go
 
 # Sources each artifact depends on; go build's own cache does the rest.
-HOST_SRC := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './e2e/*' \
+HOST_SRC := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './e2e/*' -not -path './bench/*' \
 	-not -path './plugins/*' -not -path './examples/*' -not -path './sdk-guest/*' -not -path '*/node_modules/*') go.mod go.sum \
 	$(shell find cmd/wasmcp/templates -type f 2>/dev/null)
 GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum \
@@ -50,7 +50,7 @@ E2E_ENV := WASMCP_BIN=$(abspath $(BIN)) WASMCP_PLUGINS=$(abspath $(PLUGINS_DIR))
 # CI reruns every test rather than trusting the test cache of the machine.
 TEST_FLAGS ?= $(if $(filter true,$(CI)),-count=1)
 
-.PHONY: all build plugins run run-stdio deps tools test vet clean help fuzz-smoke soak conformance
+.PHONY: all build plugins run run-stdio deps tools test vet clean help fuzz-smoke bench bench-smoke soak conformance
 
 all: build plugins
 
@@ -63,6 +63,8 @@ help:
 	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests, conformance suite"
 	@echo "make conformance  the official MCP conformance suite's tool scenarios against wasmcp serve --http"
 	@echo "make fuzz-smoke  run every fuzz target for FUZZTIME (default 5s)"
+	@echo "make bench    the benchmark table of BENCHMARKS.md (a few minutes; BENCH_FLAGS=\"-exp stdio -reps 5\")"
+	@echo "make bench-smoke  the benchmark on token workloads and the short soak (part of make test)"
 	@echo "make soak     10,000 hostile tool calls; goroutines, heap and RSS before and after"
 	@echo "make clean    remove bin/ and build/"
 
@@ -156,6 +158,7 @@ test: deps build plugins vet
 	@$(GO) -C $(GO_SDK) test -race $(TEST_FLAGS) ./...
 	@echo "  test     TypeScript SDK client (node --test)"
 	@cd $(TS_DIR) && $(E2E_ENV) node --test --test-reporter=spec
+	@$(MAKE) bench-smoke
 	@$(MAKE) conformance
 	@$(MAKE) fuzz-smoke
 
@@ -165,10 +168,28 @@ FUZZTIME ?= 5s
 fuzz-smoke:
 	@FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz-smoke.sh
 
-# The soak's short version (300 calls) runs in make test as a unit test of
-# bench/soak; this is the full run, with its figures printed.
+# bench/ is its own module (bench/go.mod), so the root's go vet and go test
+# leave it out. make test runs it only as a smoke: every experiment on a token
+# workload (it checks the harness, not speed) and the soak's short version,
+# each with an explicit -timeout; the smoke's own deadline comes a minute
+# earlier, so that a hang fails with the bench's progress log.
+BENCH_TIMEOUT ?= 5m
+bench-smoke: build plugins
+	@echo "  test     bench smoke and short soak (bench module)"
+	@cd bench && $(GO) vet ./...
+	@cd bench && $(E2E_ENV) $(GO) test $(TEST_FLAGS) -timeout $(BENCH_TIMEOUT) .
+	@cd bench && $(GO) test -race $(TEST_FLAGS) -timeout $(BENCH_TIMEOUT) ./soak
+
+# The full benchmark: the table of BENCHMARKS.md on stdout, progress on
+# stderr. BENCH_FLAGS passes flags, e.g. BENCH_FLAGS="-exp stdio,http -reps 5".
+BENCH_FLAGS ?=
+bench: build plugins
+	@cd bench && $(E2E_ENV) $(GO) run . $(BENCH_FLAGS)
+
+# The soak's short version (300 calls) runs in make bench-smoke as a unit test
+# of bench/soak; this is the full run, with its figures printed.
 soak:
-	@$(GO) run ./bench/soak -n 10000
+	@cd bench && $(GO) run ./soak -n 10000
 
 clean:
 	@rm -rf bin build

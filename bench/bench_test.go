@@ -3,15 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host"
 )
 
-// TestMain lets the test binary serve as the bench's child servers, as the
+// TestMain lets the test binary serve as the bench's native servers, as the
 // bench executable does.
 func TestMain(m *testing.M) {
 	if role := os.Getenv(roleEnv); role != "" {
@@ -24,44 +30,86 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestExperiments runs every experiment with token workloads and checks
-// that each produced its figures, so that the harness cannot rot between
-// the runs that measure. It asserts nothing about speed.
-func TestExperiments(t *testing.T) {
-	// Not a performance bound: a broken harness fails instead of hanging.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+// TestQuick runs every experiment with token workloads and checks that each
+// produced its rows, so that the harness cannot rot between the runs that
+// measure. It asserts nothing about speed. It needs the modules `make
+// plugins` builds.
+func TestQuick(t *testing.T) {
+	// Not a performance bound: a broken harness fails with its progress log
+	// before go test's -timeout ends the process without it.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	opts, err := parseFlags([]string{"-exp", "all", "-n", "2", "-modules", "3", "-quick", "-profile", t.TempDir()})
+	opts, err := parseFlags([]string{"-quick", "-reps", "2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var report, progress bytes.Buffer
-	sections, err := run(ctx, opts, &report, &progress)
+	var table, progress bytes.Buffer
+	rows, err := run(ctx, opts, &table, &progress)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, progress.String())
+		t.Fatalf("%v\nprogress:\n%s", err, progress.String())
 	}
-	if len(sections) != len(experiments) {
-		t.Fatalf("got %d sections, want %d", len(sections), len(experiments))
-	}
-	for _, s := range sections {
-		if len(s.Values) == 0 {
-			// Only HTTP may be unmeasurable: in a tree whose `wasmcp serve`
-			// has no HTTP listener. The report must say so.
-			if s.name != "http" || len(s.Notes) == 0 {
-				t.Errorf("%s: no figures", s.name)
+	got := map[string]bool{}
+	for _, r := range rows {
+		got[r.exp] = true
+		if len(r.reps) != opts.reps {
+			t.Errorf("%s: %d repetitions, want %d", r.name, len(r.reps), opts.reps)
+		}
+		for _, rp := range r.reps {
+			if !(rp.ratio > 0) || math.IsInf(rp.ratio, 0) {
+				t.Errorf("%s: ratio %v, want a positive number", r.name, rp.ratio)
 			}
 		}
-		for k, v := range s.Values {
-			if !(v > 0) || math.IsInf(v, 0) {
-				t.Errorf("%s: %s = %v, want a positive number", s.name, k, v)
-			}
+		if !strings.Contains(table.String(), "| "+r.name+" |") {
+			t.Errorf("the table has no row %q", r.name)
 		}
-		if !strings.Contains(report.String(), "### "+s.Title) {
-			t.Errorf("%s: the report has no section %q", s.name, s.Title)
+	}
+	for _, e := range experiments {
+		if !got[e.name] {
+			t.Errorf("experiment %s gave no rows", e.name)
 		}
 	}
 	if t.Failed() {
-		t.Logf("report:\n%s", report.String())
+		t.Logf("table:\n%s\nprogress:\n%s", table.String(), progress.String())
+	}
+}
+
+// TestGenerateGuest loads generated modules through the public host API and
+// calls their tools, one with arguments larger than the memory the module
+// starts with.
+func TestGenerateGuest(t *testing.T) {
+	dir := t.TempDir()
+	tools := []abi.Tool{scaleTool(0, 0), {Name: "any", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	wasm, err := generateGuest(tools, scaleAnswer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gen.wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := host.New(ctx, host.NewConfig().WithDir(dir).WithCacheDir("").WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	if err := h.LoadDir(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Tools(); len(got) != len(tools) {
+		t.Fatalf("%d tools loaded, want %d", len(got), len(tools))
+	}
+	big := mustJSON(map[string]string{"text": strings.Repeat("x", 300<<10)})
+	for _, c := range []struct {
+		tool string
+		args []byte
+	}{{tools[0].Name, []byte(`{"message":"hi"}`)}, {"any", big}} {
+		res, err := h.Call(ctx, host.CallRequest{Tool: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		if res.IsError || len(res.Content) != 1 || res.Content[0].Text != scaleAnswer {
+			t.Errorf("%s: result %+v", c.tool, res)
+		}
 	}
 }
 
@@ -74,21 +122,18 @@ func TestParseFlags(t *testing.T) {
 	if strings.Join(o.exps, ",") != "scale,stdio" {
 		t.Errorf("exps = %v", o.exps)
 	}
-	if _, err := parseFlags([]string{"-exp", "nope"}); err == nil {
-		t.Error("an unknown experiment was accepted")
-	}
-	for _, bad := range [][]string{{"-n", "-1"}, {"-modules", "0"}, {"extra"}} {
+	for _, bad := range [][]string{{"-exp", "nope"}, {"-reps", "0"}, {"-modules", "0"}, {"extra"}} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("%v was accepted", bad)
 		}
 	}
 }
 
-// TestPercentile pins the nearest-rank method the tables use.
+// TestPercentile pins the nearest-rank method.
 func TestPercentile(t *testing.T) {
 	d := make([]time.Duration, 100)
 	for i := range d {
-		d[i] = time.Duration(i + 1)
+		d[i] = time.Duration(100 - i)
 	}
 	for _, c := range []struct {
 		p    float64
@@ -100,6 +145,22 @@ func TestPercentile(t *testing.T) {
 	}
 	if got := percentile(nil, 50); got != 0 {
 		t.Errorf("p50 of nothing = %v", got)
+	}
+}
+
+// TestRowMedian checks that a row reports the figures of its median
+// repetition, and its range.
+func TestRowMedian(t *testing.T) {
+	var r row
+	for _, v := range []float64{3, 1, 2} {
+		r.add(v, 1, fmt.Sprint(v), "1")
+	}
+	m, lo, hi := r.median()
+	if m.ratio != 2 || m.num != "2" || lo != 1 || hi != 3 {
+		t.Errorf("median %+v, range %v–%v", m, lo, hi)
+	}
+	if !atMost(2).met(2) || atMost(2).met(2.1) || !atLeast(0.8).met(0.8) || atLeast(0.8).met(0.7) {
+		t.Error("floors compare wrongly")
 	}
 }
 

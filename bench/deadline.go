@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,38 +15,113 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/sandbox"
+	"github.com/wasmcp/wasmcp/host"
 )
 
-// deadlineTimeout is the deadline every call runs under, as in the host:
-// the context has a deadline whether or not the runtime enforces it.
-const deadlineTimeout = 30 * time.Second
-
-// A workload is one guest tool call, repeated reps times per sample.
+// A workload is one call of a bundled Go plugin's tool.
 type workload struct {
-	name   string
-	module func(context.Context, *env) ([]byte, error)
-	tool   string
-	args   []byte
-	reps   int
+	module, tool string
+	args         []byte
 }
 
-// A guestRunner calls a guest's tools through wazero directly, with or
-// without close-on-context-done and otherwise alike, so that the flag is the
-// only difference. host/sandbox uses neither: it keeps its deadline with the
-// fuel of its own instrumentation (host/sandbox/interrupt.go).
+// runDeadline measures what a hard deadline costs guest work: the same
+// calls of the bundled Go plugins through the public host API (whose
+// deadline is the fuel its instrumentation meters, with validation, pooled
+// instances and the memory limit around it) and through plain wazero on the
+// same, uninstrumented module, with no deadline (a looping guest could not
+// be stopped).
+func runDeadline(ctx context.Context, e *env) ([]row, error) {
+	samples := e.size(30, 2)
+	lines, objects := e.size(1000, 20), e.size(1000, 20)
+	workloads := []workload{
+		{"text", "unified_diff", diffArgs(lines)},
+		{"jq", "jq", jqArgs(objects)},
+	}
+	dir, err := e.pluginDir("deadline", "text", "jq")
+	if err != nil {
+		return nil, err
+	}
+	cfg := host.NewConfig().WithDir(dir).WithCacheDir(filepath.Join(e.codeCache, "host")).
+		WithLogger(slog.New(slog.DiscardHandler))
+	h, err := host.New(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close(context.WithoutCancel(ctx))
+	if err := h.LoadDir(ctx); err != nil {
+		return nil, err
+	}
+	cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(e.codeCache, "plain"))
+	if err != nil {
+		return nil, err
+	}
+	defer cache.Close(ctx)
+
+	var rows []row
+	for _, w := range workloads {
+		wasm, err := os.ReadFile(filepath.Join(dir, w.module+".wasm"))
+		if err != nil {
+			return rows, err
+		}
+		g, err := newGuestRunner(ctx, wasm, cache)
+		if err != nil {
+			return rows, fmt.Errorf("%s in plain wazero: %w", w.module, err)
+		}
+		defer g.close(ctx)
+		runs := [2]func() error{
+			func() error {
+				res, err := h.Call(ctx, host.CallRequest{Tool: w.tool, Arguments: w.args})
+				if err == nil && (res.IsError || len(res.Content) == 0) {
+					err = fmt.Errorf("tool failed: %+v", res.Content)
+				}
+				return err
+			},
+			func() error { return g.run(ctx, w.tool, w.args) },
+		}
+		r := row{name: fmt.Sprintf("deadline-enforced (host API) ÷ unenforced (plain wazero), Go guest: %s, %d bytes of arguments",
+			w.tool, len(w.args)), floor: atMost(1.5)}
+		for i := range e.opts.reps {
+			d, err := sampleAlternately(samples, runs)
+			if err != nil {
+				return rows, fmt.Errorf("%s: %w", w.tool, err)
+			}
+			e.log.Info("deadline", "tool", w.tool, "rep", i, "host", d[0], "wazero", d[1])
+			r.add(float64(d[0]), float64(d[1]), ms(d[0]), ms(d[1]))
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// sampleAlternately times n calls of each of runs, the runs taking turns
+// after one round of warming up, and returns the median time of each.
+func sampleAlternately(n int, runs [2]func() error) ([2]time.Duration, error) {
+	var samples [2][]time.Duration
+	for i := range n + 1 {
+		for j := range runs {
+			k := (i + j) % len(runs)
+			start := time.Now()
+			if err := runs[k](); err != nil {
+				return [2]time.Duration{}, err
+			}
+			if i > 0 {
+				samples[k] = append(samples[k], time.Since(start))
+			}
+		}
+	}
+	return [2]time.Duration{median(samples[0]), median(samples[1])}, nil
+}
+
+// A guestRunner calls a guest's tools through plain wazero, following
+// ABI.md section 3, in one instance with no deadline enforced.
 type guestRunner struct {
 	rt          wazero.Runtime
 	mod         api.Module
 	alloc, call api.Function
 }
 
-func newGuestRunner(ctx context.Context, wasm []byte, enforce bool, cache wazero.CompilationCache) (*guestRunner, error) {
-	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(enforce)
-	if cache != nil {
-		cfg = cfg.WithCompilationCache(cache)
-	}
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+func newGuestRunner(ctx context.Context, wasm []byte, cache wazero.CompilationCache) (*guestRunner, error) {
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache))
 	g := &guestRunner{rt: rt}
 	if err := g.init(ctx, wasm); err != nil {
 		rt.Close(ctx)
@@ -63,19 +139,19 @@ func (g *guestRunner) init(ctx context.Context, wasm []byte) error {
 		return err
 	}
 	// Every host function the guest imports does nothing and returns
-	// zeros: what the workloads measure is guest code, and the bench keeps
-	// working whatever functions later revisions of the ABI add.
-	host := g.rt.NewHostModuleBuilder(abi.ImportModule)
+	// zeros: what is measured is guest code, and the runner keeps working
+	// whatever functions later revisions of the ABI add.
+	hostMod := g.rt.NewHostModuleBuilder(abi.ImportModule)
 	for _, f := range compiled.ImportedFunctions() {
 		if mod, name, _ := f.Import(); mod == abi.ImportModule {
-			host.NewFunctionBuilder().
+			hostMod.NewFunctionBuilder().
 				WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, _ api.Module, stack []uint64) {
 					clear(stack)
 				}), f.ParamTypes(), f.ResultTypes()).
 				Export(name)
 		}
 	}
-	if _, err := host.Instantiate(ctx); err != nil {
+	if _, err := hostMod.Instantiate(ctx); err != nil {
 		return err
 	}
 	g.mod, err = g.rt.InstantiateModule(ctx, compiled,
@@ -84,180 +160,32 @@ func (g *guestRunner) init(ctx context.Context, wasm []byte) error {
 		return err
 	}
 	g.alloc, g.call = g.mod.ExportedFunction(abi.ExportAlloc), g.mod.ExportedFunction(abi.ExportCall)
+	if g.alloc == nil || g.call == nil {
+		return fmt.Errorf("the module does not export %s and %s", abi.ExportAlloc, abi.ExportCall)
+	}
 	return nil
 }
 
-// run calls tool with args per ABI.md section 3 and returns a copy of the
-// result document.
-func (g *guestRunner) run(ctx context.Context, tool string, args []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, deadlineTimeout)
-	defer cancel()
+// run calls tool with args, one allocation holding the name and then the
+// arguments, and checks that the result is a successful tool result.
+func (g *guestRunner) run(ctx context.Context, tool string, args []byte) error {
 	res, err := g.alloc.Call(ctx, uint64(len(tool)+len(args)))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ptr, mem := uint32(res[0]), g.mod.Memory()
 	if ptr == 0 || !mem.Write(ptr, []byte(tool)) || !mem.Write(ptr+uint32(len(tool)), args) {
-		return nil, fmt.Errorf("%s returned %d for %d bytes", abi.ExportAlloc, ptr, len(tool)+len(args))
+		return fmt.Errorf("%s returned %d for %d bytes", abi.ExportAlloc, ptr, len(tool)+len(args))
 	}
 	res, err = g.call.Call(ctx, uint64(ptr), uint64(len(tool)), uint64(ptr)+uint64(len(tool)), uint64(len(args)))
 	if err != nil {
-		return nil, err
-	}
-	rp, rn := abi.Unpack(res[0])
-	out, ok := mem.Read(rp, rn)
-	if !ok || rn == 0 {
-		return nil, fmt.Errorf("%s returned the region %d+%d", abi.ExportCall, rp, rn)
-	}
-	return append([]byte(nil), out...), nil
-}
-
-func (g *guestRunner) close(ctx context.Context) { g.rt.Close(ctx) }
-
-// deadlineWorkloads are loop-heavy calls of the bundled Go plugins, the
-// tiny echo calls of the Go and C examples (where the fixed cost per call
-// shows), and a tight loop in a WAT guest (no Go runtime in the way).
-func deadlineWorkloads(quick bool) []workload {
-	goGuest := func(pkg string) func(context.Context, *env) ([]byte, error) {
-		return func(ctx context.Context, e *env) ([]byte, error) {
-			p, err := e.goGuest(ctx, pkg)
-			if err != nil {
-				return nil, err
-			}
-			return os.ReadFile(p)
-		}
-	}
-	cGuest := func(_ context.Context, e *env) ([]byte, error) {
-		p, err := e.cGuest()
-		if err != nil {
-			return nil, err
-		}
-		return os.ReadFile(p)
-	}
-	// Sizes: large enough that a call takes tens of milliseconds, small
-	// enough that the Go guests' garbage collector does not dominate.
-	lines, objects, bytes, reps, spin := 1000, 1000, 256<<10, 1000, 10_000_000
-	if quick {
-		lines, objects, bytes, reps, spin = 20, 20, 1<<10, 5, 1000
-	}
-	echo := mustJSON(echoArgs{Message: echoMessage})
-	return []workload{
-		{fmt.Sprintf("Go guest: text unified_diff, 2 × %d lines", lines), goGuest("plugins/text"), "unified_diff", diffArgs(lines), 1},
-		{fmt.Sprintf("Go guest: jq over %d objects", objects), goGuest("plugins/jq"), "jq", jqArgs(objects), 1},
-		{fmt.Sprintf("Go guest: hash sha256 of %d KiB", bytes>>10), goGuest("plugins/hash"), "hash", hashArgs(bytes), 1},
-		{"Go guest: echo (per call)", goGuest("examples/go/everything"), "echo", echo, reps},
-		{"C guest: echo (per call)", cGuest, "echo", echo, reps},
-		{fmt.Sprintf("WAT guest: tight loop, %d iterations", spin), func(context.Context, *env) ([]byte, error) {
-			return renderGuest([]abi.Tool{{Name: "spin", InputSchema: json.RawMessage(`{"type":"object"}`)}}, "done", spin)
-		}, "spin", []byte(`{}`), 1},
-	}
-}
-
-func runDeadline(ctx context.Context, e *env) (*section, error) {
-	n := e.n(10)
-	s := &section{
-		Title: "2. Cost of deadlines on guest work",
-		Intro: fmt.Sprintf("The same calls in one instance per mode. \"unenforced\": through wazero directly without a "+
-			"deadline (a looping guest cannot be stopped). \"wazero flag\": the same with `WithCloseOnContextDone(true)`, "+
-			"wazero's own hard deadline. \"sandbox\": through host/sandbox as shipped, whose hard deadline is the "+
-			"fuel its instrumentation meters every loop head and function entry with (and with pooled instances, limited "+
-			"memory and the call's budget). %d samples per mode, the modes taking turns; each sample is one call, or the mean of "+
-			"many for the echo rows. Medians.", n),
-	}
-	t := table{Header: []string{"workload", "unenforced", "wazero flag", "sandbox", "wazero flag ÷ unenforced", "sandbox ÷ unenforced"}}
-	// Compiled code is shared by the runtimes of one mode and kept across
-	// runs; wazero keys it by the flag too, so the modes never share code.
-	cache, err := wazero.NewCompilationCacheWithDir(e.codeCache)
-	if err != nil {
-		return nil, err
-	}
-	defer cache.Close(ctx)
-	for i, w := range deadlineWorkloads(e.opts.quick) {
-		e.log.Info("deadline", "workload", w.name)
-		un, en, sb, err := measureWorkload(ctx, e, w, n, cache)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", w.name, err)
-		}
-		unit, f := ms, "ms"
-		if w.reps > 1 {
-			unit, f = us, "µs"
-		}
-		t.Rows = append(t.Rows, []string{w.name, unit(un) + " " + f, unit(en) + " " + f, unit(sb) + " " + f,
-			fmt.Sprintf("%.2f", float64(en)/float64(un)), fmt.Sprintf("%.2f", float64(sb)/float64(un))})
-		key := fmt.Sprintf("w%d", i)
-		s.value(key+"/unenforced", float64(un))
-		s.value(key+"/enforced", float64(en))
-		s.value(key+"/sandbox", float64(sb))
-		if i == 0 {
-			s.addRatio("enforced-over-unenforced", "deadline-enforced (host/sandbox) ÷ unenforced Go guest work ("+w.name+")",
-				float64(sb), float64(un), "≤ 1.5", "median call")
-		}
-	}
-	s.Tables = append(s.Tables, t)
-	s.Notes = append(s.Notes, "What wazero's flag costs: it compiles, at every loop header, an indirect call out of the "+
-		"guest's code to a trampoline that checks whether the module was closed, and watches each call's context in a "+
-		"goroutine of its own. Tight loops pay the call on every iteration; a Go guest's functions are loops throughout "+
-		"(resumable state machines), so its code pays it on most branches back. The sandbox's checkpoint is a load, "+
-		"a subtraction and a store of a global and a branch not taken; the guest leaves its code for Go only when the "+
-		"fuel runs out, once per 65,536 units (host/sandbox/internal/bounds/fuel.go).")
-	return s, nil
-}
-
-// measureWorkload returns the median time of a call of w unenforced,
-// enforced and through the sandbox.
-func measureWorkload(ctx context.Context, e *env, w workload, n int, cache wazero.CompilationCache) (un, en, sb time.Duration, err error) {
-	wasm, err := w.module(ctx, e)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	var runs [3]func() error
-	for i, enforce := range []bool{false, true} {
-		g, err := newGuestRunner(ctx, wasm, enforce, cache)
-		if err != nil {
-			return 0, 0, 0, err
-		}
-		defer g.close(ctx)
-		runs[i] = func() error {
-			out, err := g.run(ctx, w.tool, w.args)
-			if err == nil {
-				err = checkResult(out)
-			}
-			return err
-		}
-	}
-	m, err := sandbox.Compile(ctx, w.tool, wasm, sandbox.Options{Logger: slog.New(slog.DiscardHandler), Cache: cache})
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	defer m.Close(ctx)
-	runs[2] = func() error {
-		out, err := m.Call(ctx, w.tool, w.args, nil)
-		if err == nil {
-			err = checkResult(out)
-		}
 		return err
 	}
-	samples := [3][]time.Duration{}
-	for i := range n + 1 { // the first round warms up
-		for j := range runs {
-			k := (i + j) % len(runs)
-			start := time.Now()
-			for range w.reps {
-				if err := runs[k](); err != nil {
-					return 0, 0, 0, err
-				}
-			}
-			if i > 0 {
-				samples[k] = append(samples[k], time.Since(start)/time.Duration(w.reps))
-			}
-		}
+	rp, rn := abi.Unpack(res[0])
+	doc, ok := mem.Read(rp, rn)
+	if !ok || rn == 0 {
+		return fmt.Errorf("%s returned the region %d+%d", abi.ExportCall, rp, rn)
 	}
-	return summarize(samples[0]).P50, summarize(samples[1]).P50, summarize(samples[2]).P50, nil
-}
-
-// checkResult fails on a result that is not a successful tool result: a
-// workload that errors out early would measure nothing.
-func checkResult(doc []byte) error {
 	var r abi.Result
 	if err := json.Unmarshal(doc, &r); err != nil {
 		return fmt.Errorf("result %.200q: %w", doc, err)
@@ -268,6 +196,8 @@ func checkResult(doc []byte) error {
 	return nil
 }
 
+func (g *guestRunner) close(ctx context.Context) { g.rt.Close(ctx) }
+
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -277,7 +207,7 @@ func mustJSON(v any) []byte {
 }
 
 // diffArgs are two texts of lines lines each, differing in one line in 40
-// and in a block moved near the end.
+// and in lines dropped from the new one.
 func diffArgs(lines int) []byte {
 	var a, b strings.Builder
 	for i := range lines {
@@ -305,9 +235,4 @@ func jqArgs(count int) []byte {
 		"filter": `[.[] | select(.price > 50) | .price] | add`,
 		"input":  items,
 	})
-}
-
-// hashArgs hashes size bytes of text.
-func hashArgs(size int) []byte {
-	return mustJSON(map[string]any{"algorithm": "sha256", "text": strings.Repeat("wasmcp ", size/7+1)[:size]})
 }

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
+	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,320 +18,183 @@ import (
 // httpPatience bounds the wait for an HTTP server to serve echo.
 const httpPatience = 60 * time.Second
 
-// httpRounds is how many slices the calls of each row are cut into, the
+// httpSlices is how many slices the calls of each server are cut into, the
 // servers taking turns slice by slice (as in the stdio experiment).
-const httpRounds = 3
+const httpSlices = 3
 
-// An httpServer is one server of the HTTP experiment, listening at url.
-type httpServer struct {
-	name string
-	proc *proc
-	url  string
-}
-
-// An httpCell is one server measured at one number of clients.
-type httpCell struct {
-	lat       []time.Duration
-	wall      time.Duration
-	cpu       time.Duration
-	mem       benchMemDelta
-	memOK     bool
-	callsDone int
-}
-
-// add merges the measurements of another slice of calls into c.
-func (c *httpCell) add(o httpCell) {
-	c.lat = append(c.lat, o.lat...)
-	c.wall += o.wall
-	c.cpu += o.cpu
-	c.mem.add(o.mem)
-	c.memOK = o.memOK
-	c.callsDone += o.callsDone
-}
-
-func runHTTP(ctx context.Context, e *env) (*section, error) {
-	calls := e.n(4000)
-	levels := []int{1, 8, 64}
-	if e.opts.quick {
-		levels = []int{1, 4}
-	}
-	s := &section{Title: "5. Streamable HTTP"}
-	if has, err := wasmcpHasHTTP(ctx, e); err != nil {
-		return nil, err
-	} else if !has {
-		s.Notes = append(s.Notes, "Not measured: `wasmcp serve` has no -http flag in this tree.")
-		return s, nil
-	}
-	cWasm, err := e.cGuest()
+// runHTTP measures the throughput of many go-sdk clients calling echo over
+// Streamable HTTP as fast as they can: `wasmcp serve -http` with the C
+// example against the same echo on go-sdk's own HTTP handler. Clients and
+// servers share the machine's cores, so the throughput is the system's.
+func runHTTP(ctx context.Context, e *env) ([]row, error) {
+	clients, calls := e.size(64, 4), e.size(6000, 40)
+	dir, err := e.pluginDir("http", "examples-c")
 	if err != nil {
 		return nil, err
 	}
-	cDir, err := e.pluginDir("plugins-c", cWasm)
-	if err != nil {
-		return nil, err
+	r := row{name: fmt.Sprintf("HTTP throughput, %d go-sdk clients, wasmcp with the C echo ÷ native go-sdk echo", clients),
+		floor: atLeast(0.8)}
+	for i := range e.opts.reps {
+		w, n, err := httpRep(ctx, e, i, dir, clients, calls)
+		if err != nil {
+			return []row{r}, err
+		}
+		e.log.Info("http", "rep", i, "wasmcp calls/s", int(w), "native calls/s", int(n))
+		r.add(w, n, fmt.Sprintf("%.0f calls/s", w), fmt.Sprintf("%.0f calls/s", n))
 	}
+	return []row{r}, nil
+}
 
+// httpRep starts both servers afresh and returns their throughput, calls
+// calls each among clients sessions.
+func httpRep(ctx context.Context, e *env, i int, dir string, clients, calls int) (wasmcp, native float64, err error) {
 	var servers []*httpServer
 	defer func() {
-		for _, srv := range servers {
-			srv.proc.close()
+		for _, s := range servers {
+			s.stop()
 		}
 	}()
-	start := func(name string, mk func(addr string) (*proc, error)) error {
-		addr, err := freeAddr()
+	for _, mk := range []func(addr string) (*exec.Cmd, error){
+		func(addr string) (*exec.Cmd, error) {
+			// -rate 0: the default per-session rate limit would measure the
+			// limit, not the server. Its other admission defaults stay.
+			return e.wasmcpCmd(fmt.Sprintf("http-wasmcp-%d", i),
+				"serve", "-dir", dir, "-cache-dir", e.codeCache, "-http", addr, "-rate", "0")
+		},
+		func(addr string) (*exec.Cmd, error) {
+			return e.nativeCmd(fmt.Sprintf("http-native-%d", i), roleHTTP, addrEnv+"="+addr)
+		},
+	} {
+		s, err := startHTTP(ctx, mk)
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
-		p, err := mk(addr)
-		if err != nil {
-			return err
+		servers = append(servers, s)
+		if err := s.open(ctx, clients); err != nil {
+			return 0, 0, err
 		}
-		if err := p.cmd.Start(); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+	}
+	done := make([]int, len(servers))
+	wall := make([]time.Duration, len(servers))
+	for s := range httpSlices {
+		for j := range servers {
+			k := (j + s) % len(servers)
+			n, d, err := servers[k].burst(ctx, calls/httpSlices)
+			if err != nil {
+				return 0, 0, fmt.Errorf("%s: %w", servers[k].url, err)
+			}
+			done[k] += n
+			wall[k] += d
 		}
-		p.started()
-		srv := &httpServer{name: name, proc: p, url: "http://" + addr + "/mcp"}
-		servers = append(servers, srv)
-		return waitForEcho(ctx, srv)
 	}
-	err = start("wasmcp, C echo", func(addr string) (*proc, error) {
-		// -rate 0: the default per-session rate limit (100 calls/s) would
-		// measure the limit, not the server.
-		return e.wasmcpServer(ctx, "http-wasmcp-c", nil, "serve", "-dir", cDir, "-cache-dir", e.codeCache, "-http", addr, "-rate", "0")
-	})
-	if err == nil {
-		err = start("native go-sdk echo", func(addr string) (*proc, error) {
-			return e.benchServer("http-native", roleNative, httpEnv+"="+addr)
-		})
-	}
-	if err == nil {
-		err = start(fmt.Sprintf("native go-sdk echo, GOGC=%d as wasmcp serve", serveGOGC), func(addr string) (*proc, error) {
-			return e.benchServer("http-native-gc", roleNative, httpEnv+"="+addr, serveGOGCEnv)
-		})
-	}
+	return float64(done[0]) / wall[0].Seconds(), float64(done[1]) / wall[1].Seconds(), nil
+}
+
+// An httpServer is one server process listening at url, and the client
+// sessions open to it.
+type httpServer struct {
+	cmd      *exec.Cmd
+	url      string
+	hc       *http.Client
+	sessions []*mcp.ClientSession
+}
+
+// startHTTP starts the server mk makes for a free loopback address and waits
+// until it serves echo.
+func startHTTP(ctx context.Context, mk func(addr string) (*exec.Cmd, error)) (*httpServer, error) {
+	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	if why := tsUnavailable(e); why != "" {
-		s.Notes = append(s.Notes, "TypeScript baseline not measured: "+why)
-	} else if err := start("TypeScript SDK echo", func(addr string) (*proc, error) {
-		return e.newProc("http-ts", false, []string{httpEnv + "=" + addr, "WASMCP_BENCH_TS_SDK=" + tsSDK(e)},
-			"node", filepath.Join(e.root, "bench", "testdata", "ts-echo-server.mjs"))
-	}); err != nil {
+	cmd, err := mk(addr)
+	if err != nil {
 		return nil, err
 	}
-
-	s.Intro = fmt.Sprintf("N concurrent clients (protocol %s, one session each) calling echo over Streamable HTTP as "+
-		"fast as they can, %d calls per row shared among them; the servers take turns at each N, in %d slices. Two clients: raw "+
-		"(pre-built request bodies, answers read but not decoded: the least client work, so that the server's capacity "+
-		"shows) and go-sdk (its client, standalone SSE stream open, as a Go application would call). wasmcp runs with "+
-		"-rate 0 (the default per-session limit of 100 calls/s would measure itself) and its other defaults (at most 8 "+
-		"calls at once per plugin, 64 waiting). Clients and servers share the machine's cores, so throughput is the "+
-		"system's; server CPU per call is the server's own.", e.opts.protocol, calls, httpRounds)
-	t := table{Header: []string{"server", "client", "clients", "calls/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "server CPU µs/call", "server KB/call"}}
-	rates := map[string]float64{}
-	for _, c := range levels {
-		for _, kind := range []string{"raw", "go-sdk"} {
-			// The servers take turns, in httpRounds slices of the calls.
-			cells := make([]httpCell, len(servers))
-			for round := range httpRounds {
-				for i := range servers {
-					j := (i + round) % len(servers)
-					srv := servers[j]
-					e.log.Debug("http", "server", srv.name, "client", kind, "clients", c, "round", round)
-					cell, err := measureHTTP(ctx, e, srv, kind, c, max(c, calls/httpRounds))
-					if err != nil {
-						return nil, fmt.Errorf("%s, %d %s clients: %w", srv.name, c, kind, err)
-					}
-					cells[j].add(cell)
-				}
-			}
-			for i, srv := range servers {
-				cell := cells[i]
-				sm := summarize(cell.lat)
-				rate := float64(cell.callsDone) / cell.wall.Seconds()
-				key := fmt.Sprintf("%s/%s/%d", srv.proc.name, kind, c)
-				rates[key] = rate
-				kb := "—"
-				if cell.memOK {
-					kb = fmt.Sprintf("%.1f", float64(cell.mem.Bytes)/float64(cell.callsDone)/1024)
-				}
-				cpu := "—"
-				if cell.cpu >= 100*time.Millisecond {
-					cpu = fmt.Sprintf("%.0f", float64(cell.cpu)/float64(time.Microsecond)/float64(cell.callsDone))
-				}
-				t.Rows = append(t.Rows, []string{srv.name, kind, fmt.Sprint(c), fmt.Sprintf("%.0f", rate),
-					ms(sm.P50), ms(sm.P90), ms(sm.P99), ms(sm.Max), cpu, kb})
-				s.value(key+"/rate", rate)
-			}
-			e.log.Info("http", "client", kind, "clients", c)
-		}
+	if err := cmd.Start(); err != nil {
+		return nil, err
 	}
-	s.Tables = append(s.Tables, t)
-	if e.opts.profile != "" {
-		// The Go servers, at one raw client, CPU and allocations in separate
-		// windows as in the stdio experiment.
-		const profileClients = 1
-		for _, srv := range servers[:2] {
-			for _, what := range []string{"cpu", "allocs"} {
-				e.log.Info("profiling", "server", srv.proc.name, "what", what)
-				prefix := filepath.Join(e.opts.profile, srv.proc.name)
-				if _, err := measureHTTP(ctx, e, srv, "raw", profileClients, max(calls, 5000), what, prefix); err != nil {
-					return nil, err
-				}
-			}
+	s := &httpServer{cmd: cmd, url: "http://" + addr + "/mcp"}
+	deadline := time.Now().Add(httpPatience)
+	for {
+		err := s.open(ctx, 1)
+		if err == nil {
+			return s, nil
 		}
-		s.Notes = append(s.Notes, fmt.Sprintf("Profiles in %s: http-wasmcp-c.* and http-native.*, one raw client, "+
-			"read as those of the stdio experiment.", e.opts.profile))
-	}
-	top := levels[len(levels)-1]
-	for _, kind := range []string{"raw", "go-sdk"} {
-		rate := func(proc string) float64 { return rates[fmt.Sprintf("%s/%s/%d", proc, kind, top)] }
-		s.addRatio("http-over-native-"+kind, fmt.Sprintf("HTTP throughput at %d %s clients, wasmcp ÷ native go-sdk", top, kind),
-			rate("http-wasmcp-c"), rate("http-native"), "≥ 0.9", "calls/s")
-		s.addRatio("http-over-native-gc-"+kind, fmt.Sprintf("HTTP throughput at %d %s clients, wasmcp ÷ native go-sdk with GOGC=%d", top, kind, serveGOGC),
-			rate("http-wasmcp-c"), rate("http-native-gc"), "", "GC set alike")
-		if r := rate("http-ts"); r > 0 {
-			s.addRatio("http-over-ts-"+kind, fmt.Sprintf("HTTP throughput at %d %s clients, wasmcp ÷ TypeScript SDK", top, kind),
-				rate("http-wasmcp-c"), r, "≥ 3", "calls/s")
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			s.stop()
+			return nil, fmt.Errorf("%s does not serve echo after %v: %w", s.url, httpPatience, err)
 		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	return s, nil
 }
 
-// An httpCaller makes calls of echo in one session.
-type httpCaller struct {
-	call  func() error
-	close func()
-}
-
-// dialHTTP opens one session of the client kind ("go-sdk" or "raw") to srv.
-func dialHTTP(ctx context.Context, e *env, kind string, hc *http.Client, srv *httpServer) (httpCaller, error) {
-	if kind == "raw" {
-		c, err := dialRawHTTP(ctx, hc, srv.url, e.opts.protocol)
-		if err != nil {
-			return httpCaller{}, err
-		}
-		params := fmt.Sprintf(`{"name":"echo","arguments":{"message":%q}}`, echoMessage)
-		return httpCaller{func() error { return c.call(ctx, params) }, c.close}, nil
-	}
+// open replaces the server's sessions with n new ones, each warmed up with a
+// few calls: connections open, instance pools filled.
+func (s *httpServer) open(ctx context.Context, n int) error {
+	s.closeSessions()
+	s.hc = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * n}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-bench", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.url, HTTPClient: hc},
-		&mcp.ClientSessionOptions{ProtocolVersion: e.opts.protocol})
-	if err != nil {
-		return httpCaller{}, err
-	}
-	params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": echoMessage}}
-	return httpCaller{func() error {
-		res, err := cs.CallTool(ctx, params)
-		if err == nil && res.IsError {
-			err = fmt.Errorf("tool error: %+v", res.Content)
-		}
-		return err
-	}, func() { cs.Close() }}, nil
-}
-
-// measureHTTP opens clients sessions of the client kind to srv and makes
-// calls calls among them, timed. profile, if given, are the arguments of
-// the control command begin that ask for a profile of the calls.
-func measureHTTP(ctx context.Context, e *env, srv *httpServer, kind string, clients, calls int, profile ...string) (cell httpCell, err error) {
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * clients}}
-	defer hc.CloseIdleConnections()
-	sessions := make([]httpCaller, 0, clients)
-	defer func() {
-		for _, s := range sessions {
-			s.close()
-		}
-	}()
-	for range clients {
-		s, err := dialHTTP(ctx, e, kind, hc, srv)
+	for range n {
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: s.hc, MaxRetries: -1},
+			&mcp.ClientSessionOptions{ProtocolVersion: protocol})
 		if err != nil {
-			return cell, err
+			return err
 		}
-		sessions = append(sessions, s)
-	}
-	for _, s := range sessions { // warm up: connections open, pools filled
+		s.sessions = append(s.sessions, cs)
 		for range 5 {
-			if err := s.call(); err != nil {
-				return cell, err
+			if err := callEcho(ctx, cs); err != nil {
+				return err
 			}
 		}
 	}
-	per := max(1, calls/clients)
-	if err := srv.proc.begin(profile...); err != nil {
-		return cell, err
-	}
-	cpuBefore, err := srv.proc.cpu()
-	if err != nil {
-		return cell, err
-	}
-	lats := make([][]time.Duration, clients)
-	errs := make([]error, clients)
+	return nil
+}
+
+// burst makes about calls calls among the sessions, all at once, and returns
+// how many it made and how long they took together.
+func (s *httpServer) burst(ctx context.Context, calls int) (int, time.Duration, error) {
+	per := max(1, calls/len(s.sessions))
+	errs := make([]error, len(s.sessions))
 	var wg sync.WaitGroup
 	start := time.Now()
-	for i, s := range sessions {
+	for i, cs := range s.sessions {
 		wg.Go(func() {
-			lats[i] = make([]time.Duration, 0, per)
 			for range per {
-				t := time.Now()
-				if err := s.call(); err != nil {
-					errs[i] = err
+				if errs[i] = callEcho(ctx, cs); errs[i] != nil {
 					return
 				}
-				lats[i] = append(lats[i], time.Since(t))
 			}
 		})
 	}
 	wg.Wait()
-	cell.wall = time.Since(start)
-	cpuAfter, err := srv.proc.cpu()
-	if err != nil {
-		return cell, err
-	}
-	cell.cpu = cpuAfter - cpuBefore
-	if cell.mem, cell.memOK, err = srv.proc.end(); err != nil {
-		return cell, err
-	}
-	if err := errors.Join(errs...); err != nil {
-		return cell, err
-	}
-	for _, l := range lats {
-		cell.lat = append(cell.lat, l...)
-	}
-	cell.callsDone = len(cell.lat)
-	return cell, nil
+	return per * len(s.sessions), time.Since(start), errors.Join(errs...)
 }
 
-// waitForEcho waits until srv lists echo: a server may accept connections
-// before its tools are loaded.
-func waitForEcho(ctx context.Context, srv *httpServer) error {
-	deadline := time.Now().Add(httpPatience)
-	client := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-bench", Version: "0"}, nil)
-	for {
-		err := func() error {
-			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.url, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
-			if err != nil {
-				return err
-			}
-			defer cs.Close()
-			res, err := cs.ListTools(ctx, nil)
-			if err != nil {
-				return err
-			}
-			for _, t := range res.Tools {
-				if t.Name == "echo" {
-					return nil
-				}
-			}
-			return errors.New("no echo tool yet")
-		}()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%s at %s does not serve echo after %v: %w", srv.name, srv.url, httpPatience, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+func (s *httpServer) closeSessions() {
+	for _, cs := range s.sessions {
+		cs.Close()
+	}
+	s.sessions = slices.Delete(s.sessions, 0, len(s.sessions))
+	if s.hc != nil {
+		s.hc.CloseIdleConnections()
+	}
+}
+
+// stop ends the sessions and the process: SIGTERM, then SIGKILL if it has
+// not exited within 10 s.
+func (s *httpServer) stop() {
+	s.closeSessions()
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan struct{})
+	go func() {
+		_ = s.cmd.Wait()
+		close(exited)
+	}()
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-exited
 	}
 }
 
@@ -344,31 +206,4 @@ func freeAddr() (string, error) {
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
-}
-
-// wasmcpHasHTTP reports whether `wasmcp serve` offers -http.
-func wasmcpHasHTTP(ctx context.Context, e *env) (bool, error) {
-	bin, err := e.wasmcp(ctx)
-	if err != nil {
-		return false, err
-	}
-	// The usage text lists the flags; `serve -h` exits non-zero by design.
-	out, _ := exec.CommandContext(ctx, bin, "serve", "-h").CombinedOutput()
-	return strings.Contains(string(out), "-http"), nil
-}
-
-// tsSDK is where the TypeScript SDK of the end-to-end tests is installed.
-func tsSDK(e *env) string {
-	return filepath.Join(e.root, "e2e", "ts", "node_modules", "@modelcontextprotocol", "sdk")
-}
-
-// tsUnavailable says why the TypeScript baseline cannot run, or "".
-func tsUnavailable(e *env) string {
-	if _, err := exec.LookPath("node"); err != nil {
-		return "node is not installed."
-	}
-	if _, err := os.Stat(filepath.Join(tsSDK(e), "package.json")); err != nil {
-		return "the TypeScript SDK is not installed in e2e/ts (make deps installs it; the bench downloads nothing)."
-	}
-	return ""
 }

@@ -10,19 +10,16 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/wasmcp/wasmcp/host/watcher"
 )
 
 // reloadPatience bounds the wait for one notification, so that a broken
 // reload fails the experiment instead of hanging it.
 const reloadPatience = 60 * time.Second
 
-// sdkNotificationDelay is go-sdk v1.8.0's debounce of list_changed
-// notifications (mcp.notificationDelay, unexported).
-const sdkNotificationDelay = 10 * time.Millisecond
+// reloadTarget is the target of a warm reload.
+const reloadTarget = 50 * time.Millisecond
 
-// echoDescription is the description of echo in both example modules. The
+// echoDescription is the description of echo in the example modules. The
 // bench makes versions of a module by rewriting its last characters, which
 // changes a tool definition (so the server must notify) without changing
 // the module's size or code.
@@ -51,115 +48,79 @@ func (v *versionedModule) version(tag string) (wasm []byte, description string) 
 	return out, echoDescription[:len(echoDescription)-5] + tag + "."
 }
 
-// landing is one timed reload.
-type landing struct {
-	warm bool
-	took time.Duration
+// runReload times hot reloads in `wasmcp serve -dir D` seen by a go-sdk
+// client: from a new version of a module renamed into D to the client's
+// notifications/tools/list_changed handler. The versions differ in echo's
+// description, and each has been compiled earlier in the run (warm): two
+// versions land in turn, after each has landed once untimed.
+func runReload(ctx context.Context, e *env) ([]row, error) {
+	landings := e.size(10, 2)
+	var rows []row
+	for _, m := range []struct{ name, title string }{
+		{"examples-c", "C example"},
+		{"everything", "Go example"},
+	} {
+		path, err := e.module(m.name)
+		if err != nil {
+			return rows, err
+		}
+		wasm, err := os.ReadFile(path)
+		if err != nil {
+			return rows, err
+		}
+		r := row{name: fmt.Sprintf("hot reload, warm, %s (%d KB): file landed → list_changed at a go-sdk client ÷ %s",
+			m.title, len(wasm)>>10, ms(reloadTarget)), floor: atMost(1)}
+		for i := range e.opts.reps {
+			d, err := reloadRep(ctx, e, fmt.Sprintf("%s-%d", m.name, i), wasm, landings)
+			if err != nil {
+				return append(rows, r), fmt.Errorf("%s: %w", m.title, err)
+			}
+			e.log.Info("reload", "module", m.name, "rep", i, "median", d)
+			r.add(float64(d), float64(reloadTarget), ms(d), ms(reloadTarget))
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
 }
 
-func runReload(ctx context.Context, e *env) (*section, error) {
-	n := e.n(10)
-	cPath, err := e.cGuest()
-	if err != nil {
-		return nil, err
-	}
-	goPath, err := e.goGuest(ctx, "examples/go/everything")
-	if err != nil {
-		return nil, err
-	}
-	s := &section{
-		Title: "3. Hot reload: file landed → notifications/tools/list_changed",
-		Intro: fmt.Sprintf("`wasmcp serve -dir D` with a go-sdk client (protocol %s). Each landing writes a new version of the "+
-			"module (echo's description changed, so the tool set changes) to a dotfile and renames it over the served "+
-			"module; the time runs from the rename to the client's list_changed handler. Cold: content never compiled "+
-			"before (fresh compilation cache entry). Warm: content compiled earlier in the run (found in the cache). "+
-			"%d landings of each kind, cold and warm alternating. The last column subtracts the fixed waits on the path: "+
-			"the watcher's quiet period for a file renamed into place (%v) and go-sdk's notification debounce (%v).",
-			e.opts.protocol, n, watcher.LandedQuiet, sdkNotificationDelay),
-	}
-	t := table{Header: []string{"module", "size", "cache", "median ms", "p90 ms", "max ms", "median − waits ms"}}
-	for _, m := range []struct{ name, path string }{{"C example", cPath}, {"Go example", goPath}} {
-		wasm, err := os.ReadFile(m.path)
-		if err != nil {
-			return nil, err
-		}
-		e.log.Info("reload", "module", m.name)
-		ls, stray, err := measureReload(ctx, e, filepath.Base(m.path), wasm, n)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", m.name, err)
-		}
-		for _, warm := range []bool{false, true} {
-			var d []time.Duration
-			for _, l := range ls {
-				if l.warm == warm {
-					d = append(d, l.took)
-				}
-			}
-			sm := summarize(d)
-			cache := "cold"
-			if warm {
-				cache = "warm"
-			}
-			t.Rows = append(t.Rows, []string{m.name, fmt.Sprintf("%.0f KB", float64(len(wasm))/1024), cache,
-				ms(sm.P50), ms(sm.P90), ms(sm.Max), ms(sm.P50 - watcher.LandedQuiet - sdkNotificationDelay)})
-			s.value(slug(m.name+"-"+cache), float64(sm.P50))
-			if warm {
-				s.addRatio(slug(m.name)+"-warm-over-target", fmt.Sprintf("hot reload, %s module, warm: median ÷ 50 ms target", m.name),
-					float64(sm.P50), float64(50*time.Millisecond), "≤ 1", "file renamed in → list_changed at the client")
-			}
-		}
-		if stray > 0 {
-			s.Notes = append(s.Notes, fmt.Sprintf("%s: %d list_changed notifications arrived that no landing caused.", m.name, stray))
-		}
-	}
-	s.Tables = append(s.Tables, t)
-	s.Notes = append(s.Notes, fmt.Sprintf("A file renamed into place has landed complete: the watcher waits only %v "+
-		"of quiet for it (a file written in place waits the settle time, %v). The last column is what loading, "+
-		"swapping and notifying cost on top of the fixed waits.", watcher.LandedQuiet, watcher.DefaultSettle))
-	return s, nil
-}
-
-// measureReload serves a directory holding the module wasm as name, and
-// lands n cold and n warm versions of it.
-func measureReload(ctx context.Context, e *env, name string, wasm []byte, n int) (ls []landing, stray int, err error) {
+// reloadRep serves a directory holding the module wasm and returns the
+// median of n timed warm landings.
+func reloadRep(ctx context.Context, e *env, name string, wasm []byte, n int) (time.Duration, error) {
 	vm, err := newVersionedModule(wasm)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	dir, err := e.pluginDir("reload-" + slug(name))
+	dir, err := e.dir("reload-" + name)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	cache, err := e.dir("reload-cache-" + slug(name))
+	cache, err := e.dir("reload-cache-" + name)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	target := filepath.Join(dir, name)
+	target := filepath.Join(dir, "module.wasm")
 	if err := os.WriteFile(target, wasm, 0o644); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	p, err := e.wasmcpServer(ctx, "reload-"+name, nil, "serve", "-dir", dir, "-cache-dir", cache, "-log-level", "debug")
+	cmd, err := e.wasmcpCmd("reload-"+name, "serve", "-dir", dir, "-cache-dir", cache)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	defer p.close()
 	changed := make(chan time.Time, 16)
-	cs, err := e.sdkClient(ctx, p, &mcp.ClientOptions{
+	cs, err := connectStdio(ctx, cmd, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- time.Now() },
 	})
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	defer cs.Close()
 
-	// land renames a version into place and waits for the notification and
-	// the new description.
+	// land renames a version into place and waits for the notification
+	// and the new description.
 	seq := 0
 	land := func(tag string) (time.Duration, error) {
-		// Notifications nobody waited for would be taken for this landing's.
-		for len(changed) > 0 {
+		for len(changed) > 0 { // notifications no landing waited for
 			<-changed
-			stray++
 		}
 		version, desc := vm.version(tag)
 		seq++
@@ -189,26 +150,19 @@ func measureReload(ctx context.Context, e *env, name string, wasm []byte, n int)
 					return at.Sub(start), nil
 				}
 			}
-			stray++ // a notification of some other change
 		}
 	}
-	// The warm version is compiled once, untimed, so that it is in the
-	// cache; landing another version in between makes each warm landing a
-	// change again.
-	const warmTag = "WARM"
-	if _, err := land(warmTag); err != nil {
-		return nil, 0, err
-	}
-	for i := range n {
-		cold, err := land(fmt.Sprintf("c%03d", i))
-		if err != nil {
-			return nil, 0, err
+	tags := [2]string{"WRMA", "WRMB"}
+	for _, tag := range tags { // compiled once, untimed
+		if _, err := land(tag); err != nil {
+			return 0, err
 		}
-		warm, err := land(warmTag)
-		if err != nil {
-			return nil, 0, err
-		}
-		ls = append(ls, landing{false, cold}, landing{true, warm})
 	}
-	return ls, stray, nil
+	d := make([]time.Duration, n)
+	for i := range d {
+		if d[i], err = land(tags[i%2]); err != nil {
+			return 0, err
+		}
+	}
+	return median(d), nil
 }

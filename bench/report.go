@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -10,145 +11,123 @@ import (
 	"time"
 )
 
-// A section is one experiment's part of the report.
-type section struct {
-	name   string // experiment name, set by run
-	Title  string
-	Intro  string
-	Tables []table
-	// Ratios are the headline figures: each a measurement divided by its
-	// baseline from the same run.
-	Ratios []ratio
-	Notes  []string
-	// Values are the section's figures by key, for the smoke test: every
-	// one must be a positive number.
-	Values map[string]float64
+// A row is one headline of the table: a ratio measured once per repetition.
+type row struct {
+	exp   string // experiment name, set by run
+	name  string
+	reps  []rep
+	floor floor
 }
 
-type table struct {
-	Caption string
-	Header  []string
-	Rows    [][]string
+// A rep is one repetition's ratio and what it divided, as text: "212 µs"
+// and "181 µs".
+type rep struct {
+	ratio    float64
+	num, den string
 }
 
-type ratio struct {
-	Name   string
-	Value  float64
-	Target string // e.g. "≤ 1.10"; empty when the issue sets none
-	Detail string // what was divided by what
+// A floor is the bound a ratio must keep: ratio <= max, or ratio >= min.
+// The zero floor sets none.
+type floor struct {
+	op    string // "≤", "≥" or ""
+	value float64
 }
 
-// value records a figure for the smoke test and returns it.
-func (s *section) value(key string, v float64) float64 {
-	if s.Values == nil {
-		s.Values = map[string]float64{}
+func atMost(v float64) floor  { return floor{"≤", v} }
+func atLeast(v float64) floor { return floor{"≥", v} }
+
+func (f floor) String() string {
+	if f.op == "" {
+		return "—"
 	}
-	s.Values[key] = v
-	return v
+	return fmt.Sprintf("%s %g", f.op, f.value)
 }
 
-// addRatio records a headline ratio.
-func (s *section) addRatio(key, name string, num, den float64, target, detail string) {
-	r := 0.0
+// met reports whether r keeps the floor.
+func (f floor) met(r float64) bool {
+	switch f.op {
+	case "≤":
+		return r <= f.value
+	case "≥":
+		return r >= f.value
+	}
+	return true
+}
+
+// add records one repetition's ratio num/den, with the figures it divides.
+func (r *row) add(num, den float64, numText, denText string) {
+	ratio := 0.0
 	if den > 0 {
-		r = num / den
+		ratio = num / den
 	}
-	s.value(key, r)
-	s.Ratios = append(s.Ratios, ratio{Name: name, Value: r, Target: target, Detail: detail})
+	r.reps = append(r.reps, rep{ratio, numText, denText})
 }
 
-// percentile returns the p-th percentile (0 < p <= 100) of sorted, by the
-// nearest-rank method.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
+// median returns the repetition whose ratio is the median (the upper one,
+// for an even count), and the smallest and largest ratio.
+func (r *row) median() (m rep, lo, hi float64) {
+	s := slices.Clone(r.reps)
+	slices.SortFunc(s, func(a, b rep) int { return cmp.Compare(a.ratio, b.ratio) })
+	return s[len(s)/2], s[0].ratio, s[len(s)-1].ratio
+}
+
+// median returns the middle value of v (the upper middle for an even count).
+func median[T int64 | float64 | time.Duration](v []T) T {
+	if len(v) == 0 {
 		return 0
 	}
-	i := int(float64(len(sorted))*p/100+0.999999) - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
-// summary are the usual figures of a sample of latencies.
-type summary struct {
-	N                  int
-	P50, P90, P99, Max time.Duration
-	Mean               time.Duration
-}
-
-func summarize(d []time.Duration) summary {
+// percentile returns the p-th percentile (0 < p <= 100) of d by the
+// nearest-rank method.
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
 	s := slices.Clone(d)
 	slices.Sort(s)
-	var sum time.Duration
-	for _, v := range s {
-		sum += v
-	}
-	out := summary{N: len(s)}
-	if len(s) > 0 {
-		out.P50, out.P90, out.P99 = percentile(s, 50), percentile(s, 90), percentile(s, 99)
-		out.Max = s[len(s)-1]
-		out.Mean = sum / time.Duration(len(s))
-	}
-	return out
+	i := int(float64(len(s))*p/100+0.999999) - 1
+	return s[max(0, min(i, len(s)-1))]
 }
 
-// us formats a duration in microseconds, ms in milliseconds.
-func us(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Microsecond)) }
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
+func mib(b int64) string        { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
-func mib(bytes int64) string { return fmt.Sprintf("%.1f", float64(bytes)/(1<<20)) }
+// ms formats d in milliseconds, with a decimal below 100.
+func ms(d time.Duration) string {
+	v := float64(d) / float64(time.Millisecond)
+	if v >= 100 {
+		return fmt.Sprintf("%.0f ms", v)
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}
 
-func writeReport(w io.Writer, e *env, opts options, sections []*section) {
-	fmt.Fprintf(w, "## wasmcp benchmarks\n\n")
-	fmt.Fprintf(w, "Command: `go run ./bench %s`\n\n", strings.Join(os.Args[1:], " "))
-	fmt.Fprintf(w, "Machine: %s, %d CPUs (GOMAXPROCS %d), %s/%s, %s; %s.\n\n",
-		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(),
+// writeTable writes the rows as one markdown table, with the machine and the
+// command above it.
+func writeTable(w io.Writer, opts options, rows []row) {
+	fmt.Fprintf(w, "Command: `cd bench && go run . %s`; %s, %d CPUs, %s/%s, %s; %s.\n\n",
+		strings.Join(os.Args[1:], " "), cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(),
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(w, "Every ratio divides two figures measured in this run, interleaved where the experiment allows, "+
-		"so that machine drift cancels; absolute times are for orientation only.\n\n")
-	var all []ratio
-	for _, s := range sections {
-		all = append(all, s.Ratios...)
-	}
-	if len(all) > 0 {
-		fmt.Fprintf(w, "### Summary\n\n| figure | ratio | target | measured as |\n|---|---:|---|---|\n")
-		for _, r := range all {
-			fmt.Fprintf(w, "| %s | %.2f | %s | %s |\n", r.Name, r.Value, r.Target, r.Detail)
+	fmt.Fprintf(w, "| row | ratio (median of %d) | range | floor | met | measured (median repetition) |\n", opts.reps)
+	fmt.Fprintf(w, "|---|---:|---:|---:|---|---|\n")
+	for _, r := range rows {
+		if len(r.reps) == 0 {
+			continue // its experiment failed before the first repetition
 		}
-		fmt.Fprintln(w)
-	}
-	for _, s := range sections {
-		fmt.Fprintf(w, "### %s\n\n", s.Title)
-		if s.Intro != "" {
-			fmt.Fprintf(w, "%s\n\n", s.Intro)
+		m, lo, hi := r.median()
+		met := "yes"
+		switch {
+		case r.floor.op == "":
+			met = "—"
+		case !r.floor.met(m.ratio):
+			met = "**no**"
 		}
-		for _, t := range s.Tables {
-			writeTable(w, t)
-		}
-		for _, n := range s.Notes {
-			fmt.Fprintf(w, "- %s\n", n)
-		}
-		if len(s.Notes) > 0 {
-			fmt.Fprintln(w)
-		}
+		fmt.Fprintf(w, "| %s | %.2f | %.2f–%.2f | %s | %s | %s ÷ %s |\n",
+			r.name, m.ratio, lo, hi, r.floor, met, m.num, m.den)
 	}
-}
-
-func writeTable(w io.Writer, t table) {
-	if t.Caption != "" {
-		fmt.Fprintf(w, "%s\n\n", t.Caption)
-	}
-	fmt.Fprintf(w, "| %s |\n", strings.Join(t.Header, " | "))
-	seps := make([]string, len(t.Header))
-	for i := range seps {
-		seps[i] = "---:"
-		if i == 0 {
-			seps[i] = "---"
-		}
-	}
-	fmt.Fprintf(w, "|%s|\n", strings.Join(seps, "|"))
-	for _, r := range t.Rows {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
-	}
-	fmt.Fprintln(w)
 }
 
 // cpuModel reads the processor's name from /proc/cpuinfo (Linux).

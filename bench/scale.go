@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,253 +13,166 @@ import (
 	"github.com/wasmcp/wasmcp/abi"
 )
 
-// startup is what one server start measured.
-type startup struct {
-	init, firstPage  time.Duration // from process start
-	listAll          time.Duration // every page, from the first
-	pages, tools     int
-	firstCall, again time.Duration // a tool's first call, and its second
-	rss, peak        int64
-	heap             benchHeapStats // only from a server with a control channel
-}
+// Targets of the scale experiment.
+const (
+	scaleStartTarget = 2 * time.Second
+	scaleRSSTarget   = 1 << 30
+	// scalePerModule is the number of tools of each generated module.
+	scalePerModule = 10
+	// scalePatience bounds the wait for every tool to be listed.
+	scalePatience = 5 * time.Minute
+)
 
-func runScale(ctx context.Context, e *env) (*section, error) {
-	reps := e.n(1)
-	mods, perMod := e.opts.modules, e.opts.perMod
-	e.log.Info("scale: generating modules", "modules", mods, "tools", mods*perMod)
-	dir, size, err := generateScaleModules(ctx, e, "scale-plugins", mods, perMod)
+// scaleAnswer is the text every generated tool returns.
+const scaleAnswer = "ok"
+
+// runScale starts `wasmcp serve` on a directory of generated modules, first
+// with an empty compilation cache (which fills it), then warm, and times the
+// warm start from spawning the process to a client's listing of every tool,
+// and reads the server's peak resident set after the listing and a call.
+func runScale(ctx context.Context, e *env) ([]row, error) {
+	mods := e.opts.modules
+	if e.opts.quick {
+		mods = 3
+	}
+	tools := mods * scalePerModule
+	e.log.Info("scale: generating modules", "modules", mods, "tools", tools)
+	dir, err := generateScaleModules(e, mods)
 	if err != nil {
 		return nil, err
 	}
-	one, _, err := generateScaleModules(ctx, e, "scale-one", 1, perMod)
-	if err != nil {
-		return nil, err
-	}
-	callTool := scaleTool(mods/2, perMod/2).Name
-
-	var cold, warm, single, native []startup
-	for rep := range reps {
-		cache, err := e.dir(fmt.Sprintf("scale-cache-%d", rep))
+	tool := scaleTool(mods/2, scalePerModule/2).Name
+	start := row{name: fmt.Sprintf("%d modules / %d tools: warm start, spawn → every tool listed ÷ %s", mods, tools, ms(scaleStartTarget)),
+		floor: atMost(1)}
+	rss := row{name: fmt.Sprintf("%d modules / %d tools: peak RSS after the listing and a call ÷ 1 GiB", mods, tools),
+		floor: atMost(1)}
+	for i := range e.opts.reps {
+		cache, err := e.dir(fmt.Sprintf("scale-cache-%d", i))
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range []struct {
-			into *[]startup
-			dir  string
-			tool string
-		}{{&cold, dir, callTool}, {&warm, dir, callTool}, {&single, one, scaleTool(0, perMod/2).Name}} {
-			e.log.Info("scale: start", "dir", filepath.Base(c.dir), "rep", rep)
-			p, err := e.wasmcpServer(ctx, "scale-"+filepath.Base(c.dir), nil, "serve", "-dir", c.dir, "-cache-dir", cache)
-			if err != nil {
-				return nil, err
+		var m [2]scaleStartup // cold, warm
+		for j, kind := range []string{"cold", "warm"} {
+			if m[j], err = scaleStart(ctx, e, fmt.Sprintf("scale-%s-%d", kind, i), dir, cache, tools, tool); err != nil {
+				return []row{start, rss}, fmt.Errorf("%s start: %w", kind, err)
 			}
-			m, err := measureStartup(ctx, e, p, c.tool)
-			if err != nil {
-				return nil, err
-			}
-			*c.into = append(*c.into, m)
 		}
-		e.log.Info("scale: start native", "rep", rep)
-		p, err := e.benchServer("scale-native", roleNative, fmt.Sprintf("%s=%d,%d", scaleEnv, mods, perMod))
-		if err != nil {
-			return nil, err
-		}
-		m, err := measureStartup(ctx, e, p, callTool)
-		if err != nil {
-			return nil, err
-		}
-		native = append(native, m)
+		e.log.Info("scale", "rep", i, "cold", m[0].ready, "warm", m[1].ready, "peak RSS MiB", m[1].peak>>20)
+		start.add(float64(m[1].ready), float64(scaleStartTarget), ms(m[1].ready), ms(scaleStartTarget))
+		rss.add(float64(m[1].peak), scaleRSSTarget, mib(m[1].peak), mib(scaleRSSTarget))
 	}
-	// The same warm start once more, asking the server how much of its
-	// resident set is Go heap.
-	e.log.Info("scale: heap breakdown")
-	var heapEnv []string
-	heapProfile, startProfile := "", ""
-	if e.opts.profile != "" {
-		heapProfile = filepath.Join(e.opts.profile, "scale-wasmcp.heap.pprof")
-		startProfile = filepath.Join(e.opts.profile, "scale-wasmcp.start.cpu.pprof")
-		heapEnv = append(heapEnv, benchStartProfileEnv+"="+startProfile)
-	}
-	p, err := e.wasmcpServer(ctx, "scale-wasmcp-heap", heapEnv, "serve", "-dir", dir, "-cache-dir", filepath.Join(e.work, "scale-cache-0"))
-	if err != nil {
-		return nil, err
-	}
-	hm, err := measureStartupProfile(ctx, e, p, callTool, heapProfile)
-	if err != nil {
-		return nil, err
-	}
-	for _, starts := range [][]startup{cold, warm, native} {
-		if starts[0].tools != mods*perMod {
-			return nil, fmt.Errorf("a server listed %d tools, want %d", starts[0].tools, mods*perMod)
-		}
-	}
-	cm, wm, sm, nm := medianStartup(cold), medianStartup(warm), medianStartup(single), medianStartup(native)
-
-	s := &section{
-		Title: fmt.Sprintf("4. Scale: %d modules, %d tools", mods, mods*perMod),
-		Intro: fmt.Sprintf("Generated WAT modules (%d KB each) of %d tools each, each tool with a 3-property input schema "+
-			"(string with length bounds, bounded integer, enum). `wasmcp serve -dir D` started by a go-sdk client "+
-			"(protocol %s): times from process start. Cold: empty compilation cache; warm: the cache the cold start "+
-			"filled. Baselines: the same server with one such module, and a go-sdk server in Go registering the same "+
-			"%d tool definitions natively. The first call is of `%s`, never called before; RSS is read after the "+
-			"listing and the calls. Medians of %d start(s).",
-			size/1024, perMod, e.opts.protocol, mods*perMod, callTool, reps),
-	}
-	t := table{Header: []string{"server", "initialized ms", "first tools/list page ms", "full listing ms (pages)",
-		"first call ms", "second call ms", "RSS MiB", "peak RSS MiB"}}
-	row := func(name string, m startup) []string {
-		return []string{name, ms(m.init), ms(m.firstPage), fmt.Sprintf("%s (%d)", ms(m.listAll), m.pages),
-			ms(m.firstCall), ms(m.again), mib(m.rss), mib(m.peak)}
-	}
-	t.Rows = append(t.Rows,
-		row(fmt.Sprintf("wasmcp, %d modules, cold cache", mods), cm),
-		row(fmt.Sprintf("wasmcp, %d modules, warm cache", mods), wm),
-		row("wasmcp, 1 module, warm cache", sm),
-		row(fmt.Sprintf("native go-sdk, %d tools", mods*perMod), nm))
-	s.Tables = append(s.Tables, t)
-	if mods > 1 {
-		s.Notes = append(s.Notes, fmt.Sprintf("Per module beyond the first (warm): %.1f ms of start-up and %.0f KB of RSS.",
-			float64(wm.firstPage-sm.firstPage)/float64(time.Millisecond)/float64(mods-1),
-			float64(wm.rss-sm.rss)/1024/float64(mods-1)))
-	}
-	s.Notes = append(s.Notes, fmt.Sprintf("Where the memory is (the same warm start once more, the server asked for its "+
-		"runtime.MemStats): RSS %s MiB, of which Go heap in use %s MiB and goroutine stacks %s MiB; the Go runtime holds "+
-		"%s MiB from the OS in all. The rest of the RSS is outside the Go heap: wazero's mmapped machine code and "+
-		"the runtime's own overhead.", mib(hm.rss), mib(int64(hm.heap.HeapInuse)), mib(int64(hm.heap.StackInuse)),
-		mib(int64(hm.heap.Sys))))
-	if heapProfile != "" {
-		s.Notes = append(s.Notes, fmt.Sprintf("Profiles of that server: %s, its heap after listing and calls "+
-			"(`go tool pprof -sample_index=inuse_space`); %s, its CPU from process start to then.", heapProfile, startProfile))
-	}
-	s.addRatio("warm-start-over-target", fmt.Sprintf("%d modules: warm start to first tools/list page ÷ 2 s target", mods),
-		float64(wm.firstPage), float64(2*time.Second), "≤ 1", "process start → first page")
-	s.addRatio("rss-over-target", fmt.Sprintf("%d modules: RSS ÷ 1 GiB target", mods), float64(wm.rss), 1<<30, "≤ 1", "VmRSS after listing and calls")
-	s.addRatio("rss-over-native", "RSS, wasmcp ÷ native go-sdk with the same tools", float64(wm.rss), float64(nm.rss), "", "VmRSS")
-	s.addRatio("list-over-native", "full tools/list, wasmcp ÷ native go-sdk", float64(wm.listAll), float64(nm.listAll), "", "all pages")
-	s.addRatio("start-over-native", "start-up to first page, wasmcp warm ÷ native go-sdk", float64(wm.firstPage), float64(nm.firstPage), "", "process start → first page")
-	s.value("cold-first-page", float64(cm.firstPage))
-	s.value("first-call", float64(wm.firstCall))
-	return s, nil
+	return []row{start, rss}, nil
 }
 
-// measureStartup starts p with a go-sdk client and takes the measurements
-// of a startup.
-func measureStartup(ctx context.Context, e *env, p *proc, tool string) (m startup, err error) {
-	return measureStartupProfile(ctx, e, p, tool, "")
+// scaleStartup is what one start of the scale experiment measured.
+type scaleStartup struct {
+	ready     time.Duration // from spawn to every tool listed
+	rss, peak int64
 }
 
-// measureStartupProfile is measureStartup that also asks a server with a
-// control channel for its heap figures, and its heap profile when
-// heapProfile is not empty.
-func measureStartupProfile(ctx context.Context, e *env, p *proc, tool, heapProfile string) (m startup, err error) {
-	defer p.close()
+// scaleStart serves dir with the compilation cache in cache and measures its
+// start: every page of tools/list, until it lists tools tools (those that
+// load in the background arrive with list_changed), then a call of tool.
+func scaleStart(ctx context.Context, e *env, name, dir, cache string, tools int, tool string) (m scaleStartup, err error) {
+	cmd, err := e.wasmcpCmd(name, "serve", "-dir", dir, "-cache-dir", cache)
+	if err != nil {
+		return m, err
+	}
+	changed := make(chan struct{}, 1)
 	start := time.Now()
-	cs, err := e.sdkClient(ctx, p, nil)
+	cs, err := connectStdio(ctx, cmd, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+	})
 	if err != nil {
 		return m, err
 	}
 	defer cs.Close()
-	m.init = time.Since(start)
-	if _, err := cs.ListTools(ctx, nil); err != nil {
-		return m, err
-	}
-	m.firstPage = time.Since(start)
-
-	listStart := time.Now()
-	var cursor string
+	deadline := time.After(scalePatience)
 	for {
-		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		n, err := countTools(ctx, cs)
 		if err != nil {
 			return m, err
 		}
-		m.pages++
-		m.tools += len(res.Tools)
-		if cursor = res.NextCursor; cursor == "" {
+		if n == tools {
 			break
 		}
-	}
-	m.listAll = time.Since(listStart)
-
-	for _, d := range []*time.Duration{&m.firstCall, &m.again} {
-		callStart := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"message": "hi"}})
-		if err != nil {
-			return m, err
+		if n > tools {
+			return m, fmt.Errorf("%d tools listed, want %d", n, tools)
 		}
-		if res.IsError {
-			return m, fmt.Errorf("%s: call of %s failed: %+v", p.name, tool, res.Content)
+		select {
+		case <-changed:
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			return m, fmt.Errorf("%d of %d tools listed after %v", n, tools, scalePatience)
+		case <-ctx.Done():
+			return m, ctx.Err()
 		}
-		*d = time.Since(callStart)
 	}
-	if m.rss, m.peak, err = p.memory(); err != nil {
+	m.ready = time.Since(start)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"message": "hi"}})
+	if err != nil {
 		return m, err
 	}
-	if p.ctrl != nil {
-		m.heap, err = p.heap(heapProfile)
+	if res.IsError {
+		return m, fmt.Errorf("call of %s failed: %+v", tool, res.Content)
 	}
+	m.rss, m.peak, err = memory(cmd.Process.Pid)
 	return m, err
 }
 
-// medianStartup returns the startup of median time to the first page.
-func medianStartup(starts []startup) startup {
-	best := starts[0]
-	if len(starts) > 2 {
-		d := make([]time.Duration, len(starts))
-		for i, m := range starts {
-			d[i] = m.firstPage
+// countTools lists every page of tools and returns their number.
+func countTools(ctx context.Context, cs *mcp.ClientSession) (int, error) {
+	n := 0
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return 0, err
 		}
-		p50 := summarize(d).P50
-		for _, m := range starts {
-			if m.firstPage == p50 {
-				best = m
-			}
+		if t != nil {
+			n++
 		}
 	}
-	return best
+	return n, nil
 }
 
-// generateScaleModules writes mods generated modules of perMod tools each
-// into a fresh directory of the work directory, and returns it and the size
-// of one module.
-func generateScaleModules(ctx context.Context, e *env, name string, mods, perMod int) (string, int, error) {
-	dir, err := e.dir(name)
+// generateScaleModules writes mods generated modules of scalePerModule tools
+// each into a fresh directory of the work directory.
+func generateScaleModules(e *env, mods int) (string, error) {
+	dir, err := e.dir("scale-plugins")
 	if err != nil {
-		return "", 0, err
-	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-		size int
-	)
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for m := range next {
-				tools := make([]abi.Tool, perMod)
-				for k := range tools {
-					tools[k] = scaleTool(m, k)
-				}
-				wasm, err := renderGuest(tools, scaleAnswer, 0)
-				if err == nil {
-					err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("m%04d.wasm", m)), wasm, 0o644)
-				}
-				mu.Lock()
-				if err != nil {
-					errs = append(errs, err)
-				}
-				size = len(wasm)
-				mu.Unlock()
-			}
-		})
+		return "", err
 	}
 	for m := range mods {
-		if ctx.Err() != nil {
-			break
+		tools := make([]abi.Tool, scalePerModule)
+		for k := range tools {
+			tools[k] = scaleTool(m, k)
 		}
-		next <- m
+		wasm, err := generateGuest(tools, scaleAnswer)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("m%04d.wasm", m)), wasm, 0o644); err != nil {
+			return "", err
+		}
 	}
-	close(next)
-	wg.Wait()
-	return dir, size, errors.Join(append(errs, ctx.Err())...)
+	return dir, nil
+}
+
+// scaleTool is tool k of generated module m. Its schema is of the size and
+// kind real tools have, so that compiling the schemas of 10,000 tools costs
+// what it would.
+func scaleTool(m, k int) abi.Tool {
+	return abi.Tool{
+		Name:        fmt.Sprintf("m%04d_t%02d", m, k),
+		Description: fmt.Sprintf("Tool %d of generated module %d: looks a message up and returns a fixed answer.", k, m),
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+			`"message":{"type":"string","description":"The message.","minLength":1,"maxLength":4096},` +
+			`"count":{"type":"integer","description":"How many times.","minimum":1,"maximum":100},` +
+			`"mode":{"type":"string","enum":["fast","thorough"],"description":"How hard to look."}},` +
+			`"required":["message"],"additionalProperties":false}`),
+	}
 }

@@ -2,13 +2,14 @@
 // reports the goroutines and memory of the process before and after, to show
 // that misbehaving guests leave nothing behind.
 //
-// Usage, from the repository root:
+// Usage, from bench/ (the bench module):
 //
-//	go run ./bench/soak [-n 10000] [-workers 4] [-timeout 1s]
+//	go run ./soak [-n 10000] [-workers 4] [-timeout 1s]
 //
 // The plugins are host/testdata/hostile.wat (stack exhaustion, log floods,
 // an endless loop, a memory bomb, and a well-behaved tool) and
-// host/testdata/echo.wat, built with wat2wasm when the program starts. Calls
+// host/testdata/echo.wat (their committed .wasm, or built with wat2wasm when
+// the program starts), loaded through the public host API. Calls
 // are drawn from a fixed mix by a seeded generator, so two runs make the
 // same calls. Every call must end as its tool predicts (a tool error for a
 // hostile tool, an answer for the others) and the figures after must be

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -19,7 +22,6 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
 )
 
 // Options size a soak run.
@@ -220,20 +222,21 @@ func (f Figures) print(w io.Writer) {
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
-// buildPlugins builds hostile.wat and echo.wat of host/testdata into dir.
+// buildPlugins writes hostile.wasm and echo.wasm of host/testdata into dir:
+// the committed binaries when they are there, or else built from their .wat
+// sources with wabt's wat2wasm.
 func buildPlugins(dir string) error {
 	src, err := testdata()
 	if err != nil {
 		return err
 	}
 	for _, name := range []string{"hostile", "echo"} {
-		wat, err := os.ReadFile(filepath.Join(src, name+".wat"))
-		if err != nil {
-			return err
+		wasm, err := os.ReadFile(filepath.Join(src, name+".wasm"))
+		if errors.Is(err, fs.ErrNotExist) {
+			wasm, err = wat2wasm(filepath.Join(src, name+".wat"))
 		}
-		wasm, err := sandboxtest.Wat2Wasm(wat)
 		if err != nil {
-			return fmt.Errorf("build %s.wat: %w", name, err)
+			return fmt.Errorf("build %s: %w", name, err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name+".wasm"), wasm, 0o644); err != nil {
 			return err
@@ -242,20 +245,39 @@ func buildPlugins(dir string) error {
 	return nil
 }
 
-// testdata finds host/testdata from the working directory, which is the
-// repository root under go run and bench/soak under go test.
+// wat2wasm assembles the WAT file at path.
+func wat2wasm(path string) ([]byte, error) {
+	tool, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		return nil, fmt.Errorf("%s is not built and wat2wasm is missing (apt-get install wabt): %w", path, err)
+	}
+	out, err := exec.Command(tool, path, "--output=-").Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(exit.Stderr))
+		}
+		return nil, fmt.Errorf("wat2wasm %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// testdata finds host/testdata of the repository, whose root is the parent
+// of the bench module: the working directory is bench/ under go run and
+// bench/soak under go test.
 func testdata() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "host", "testdata"), nil
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil &&
+			bytes.HasPrefix(b, []byte("module github.com/wasmcp/wasmcp/bench")) {
+			return filepath.Join(filepath.Dir(dir), "host", "testdata"), nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("run soak inside the wasmcp repository: no go.mod above the working directory")
+			return "", errors.New("run soak inside the wasmcp repository's bench module: no go.mod of github.com/wasmcp/wasmcp/bench above the working directory")
 		}
 		dir = parent
 	}
