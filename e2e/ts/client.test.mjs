@@ -28,7 +28,7 @@ before(async () => {
 
   const transport = new StdioClientTransport({
     command: bin,
-    args: ['serve', '--dir', served, '--cache-dir', cacheDir],
+    args: ['serve', '--dir', served, '--cache-dir', cacheDir, '--wait-loaded'],
     stderr: 'pipe',
   });
   transport.stderr.on('data', (d) => { stderr += d; });
@@ -119,4 +119,26 @@ test('a module dropped into the directory arrives with list_changed', { timeout 
   assert.ok(tools.some((t) => t.name === 'hello'), 'hello not listed after list_changed');
   const res = await call('hello', {});
   assert.equal(textOf(res), 'hello from a hot-loaded module');
+}));
+
+// Without --wait-loaded, as a host starts the server: initialize is answered
+// while the modules still compile (the cache is empty), and the tools
+// arrive by notifications/tools/list_changed.
+test('tools arrive by list_changed after a cold start', { timeout }, diagnose(async () => {
+  const cold = join(work, 'cold-cache');
+  const t = new StdioClientTransport({ command: bin, args: ['serve', '--dir', served, '--cache-dir', cold], stderr: 'pipe' });
+  const c = new Client({ name: 'wasmcp-e2e-ts-cold', version: '1.0.0' });
+  const changed = trackToolsChanged(c);
+  await c.connect(t, { timeout });
+  try {
+    const want = (await client.listTools({}, { timeout })).tools.map((x) => x.name).sort();
+    for (let i = 0; ; i++) {
+      const got = (await c.listTools({}, { timeout })).tools.map((x) => x.name).sort();
+      if (JSON.stringify(got) === JSON.stringify(want)) break;
+      assert.ok(i < 100, `tools never all arrived: ${got}`);
+      await changed.next;
+    }
+  } finally {
+    await c.close();
+  }
 }));

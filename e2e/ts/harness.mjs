@@ -3,19 +3,25 @@
 // helpers that read results and wait for list_changed.
 //
 // make test runs the tests with `node --test` and these variables:
-//   WASMCP_BIN      the wasmcp binary
-//   WASMCP_PLUGINS  the directory of bundled modules (make plugins)
+//   WASMCP_BIN       the wasmcp binary
+//   WASMCP_PLUGINS   the directory of bundled modules (make plugins)
+//   WASMCP_EXAMPLES  the directory of the example modules of the other
+//                    languages (default: WASMCP_PLUGINS)
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 export const bin = process.env.WASMCP_BIN;
 export const plugins = process.env.WASMCP_PLUGINS;
+export const examples = process.env.WASMCP_EXAMPLES || plugins;
 if (!bin || !plugins) {
   throw new Error('set WASMCP_BIN and WASMCP_PLUGINS (make test does)');
 }
@@ -23,6 +29,47 @@ const testdata = join(dirname(fileURLToPath(import.meta.url)), '..', 'testdata')
 
 // Generous bounds against hangs only; nothing asserts on time.
 export const timeout = 120_000;
+
+// workDir creates a temporary directory for one test file.
+export function workDir(prefix) {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+// startClient starts `wasmcp serve --wait-loaded` on dir with extra args and
+// connects a TypeScript SDK client to it over transport ('stdio' or
+// 'http'). It returns the client, the server's log so far, and close, which
+// ends both.
+export async function startClient({ transport, dir, cacheDir, args = [] }) {
+  const serve = ['serve', '--dir', dir, '--cache-dir', cacheDir, '--wait-loaded', ...args];
+  const client = new Client({ name: 'wasmcp-e2e-ts', version: '1.0.0' });
+  let log = '';
+  if (transport === 'stdio') {
+    const t = new StdioClientTransport({ command: bin, args: serve, stderr: 'pipe' });
+    t.stderr.on('data', (d) => { log += d; });
+    await client.connect(t, { timeout });
+    return { client, stderr: () => log, close: () => client.close() };
+  }
+  const server = spawn(bin, [...serve, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise((resolve) => server.on('exit', (code, signal) => resolve(code ?? signal)));
+  const url = await new Promise((resolve, reject) => {
+    server.stderr.on('data', (d) => {
+      log += d;
+      const m = /serving over HTTP.*?url=(http:\/\/\S+)/.exec(log);
+      if (m) resolve(m[1]);
+    });
+    exited.then((code) => reject(new Error(`server exited (${code}) before serving:\n${log}`)));
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout });
+  return {
+    client,
+    stderr: () => log,
+    close: async () => {
+      await client.close();
+      server.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
 
 // makeWork creates the run's temporary directory: served/ holds a copy of
 // the bundled modules, and hello.wasm (from ../testdata/hello.wat) waits

@@ -54,7 +54,7 @@ before(async () => {
   ({ work, served } = makeWork('wasmcp-e2e-ts-http-'));
 
   server = spawn(bin, [
-    'serve', '--dir', served, '--cache-dir', join(work, 'cache'),
+    'serve', '--dir', served, '--cache-dir', join(work, 'cache'), '--wait-loaded',
     '--http', '127.0.0.1:0', '--token-env', 'WASMCP_TS_TOKEN',
   ], { env: { ...process.env, WASMCP_TS_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
   exited = new Promise((resolve) => server.on('exit', (code, signal) => resolve(code ?? signal)));
