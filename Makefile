@@ -114,7 +114,7 @@ tools:
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "  install  wabt (wat2wasm) with apt-get"; \
 			export DEBIAN_FRONTEND=noninteractive; \
-			apt-get update -qq >/dev/null && apt-get install -y -qq wabt >/dev/null; \
+			timeout 10m apt-get update -qq >/dev/null && timeout 15m apt-get install -y -qq wabt >/dev/null; \
 		else \
 			echo "wat2wasm not found. Install WABT, e.g. 'sudo apt-get install wabt' on Debian/Ubuntu, then run make again." >&2; \
 			exit 1; \
@@ -129,7 +129,7 @@ tools:
 # the stamp it leaves.
 $(TS_DIR)/node_modules/.package-lock.json: $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
 	@echo "  npm ci   $(TS_DIR)"
-	@cd $(TS_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@cd $(TS_DIR) && timeout 10m npm ci --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $@
 
 # The official MCP conformance suite's tool scenarios against wasmcp serve
@@ -137,7 +137,7 @@ $(TS_DIR)/node_modules/.package-lock.json: $(TS_DIR)/package.json $(TS_DIR)/pack
 # x64, the Node 22 it needs.
 $(CONFORMANCE_DIR)/node_modules/.package-lock.json: $(CONFORMANCE_DIR)/package.json $(CONFORMANCE_DIR)/package-lock.json
 	@echo "  npm ci   $(CONFORMANCE_DIR)"
-	@cd $(CONFORMANCE_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@cd $(CONFORMANCE_DIR) && timeout 10m npm ci --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $@
 
 conformance: build $(CONFORMANCE_DIR)/node_modules/.package-lock.json
@@ -151,16 +151,25 @@ vet:
 	@$(GO) -C $(GO_SDK) vet ./...
 	@GOOS=wasip1 GOARCH=wasm $(GO) -C $(GO_SDK) vet ./...
 
+# Every stage of make test has a time limit of its own, well inside CI's,
+# so that a hang fails naming its stage rather than the whole run; the
+# limits leave room for a busy 2-core machine.
+GO_TEST_TIMEOUT ?= 20m
+STAGE_TIMEOUT ?= 15m
+# timed LIMIT,NAME,COMMAND runs COMMAND under LIMIT and says so if it ran out.
+timed = timeout --kill-after=30s $(1) $(3) || { rc=$$?; if [ $$rc -ge 124 ]; then \
+	echo "make: $(2) ran out of its $(1) time limit" >&2; fi; exit $$rc; }
+
 test: deps build plugins vet
 	@echo "  test     go test -race ./..."
-	@$(E2E_ENV) $(GO) test -race $(TEST_FLAGS) ./...
+	@$(E2E_ENV) $(GO) test -race $(TEST_FLAGS) -timeout $(GO_TEST_TIMEOUT) ./...
 	@echo "  test     go test -race ./... in $(GO_SDK)"
-	@$(GO) -C $(GO_SDK) test -race $(TEST_FLAGS) ./...
-	@echo "  test     TypeScript SDK client (node --test)"
-	@cd $(TS_DIR) && $(E2E_ENV) node --test --test-reporter=spec
+	@$(GO) -C $(GO_SDK) test -race $(TEST_FLAGS) -timeout $(STAGE_TIMEOUT) ./...
+	@echo "  test     TypeScript SDK client and Inspector CLI (node --test)"
+	@cd $(TS_DIR) && $(E2E_ENV) $(call timed,$(STAGE_TIMEOUT),the TypeScript tests,node --test --test-timeout=300000 --test-reporter=spec)
 	@$(MAKE) bench-smoke
-	@$(MAKE) conformance
-	@$(MAKE) fuzz-smoke
+	@$(call timed,$(STAGE_TIMEOUT),the conformance suite,$(MAKE) conformance)
+	@$(call timed,$(STAGE_TIMEOUT),the fuzz smoke,$(MAKE) fuzz-smoke)
 
 # Every fuzz target mutates its committed corpus for FUZZTIME (the corpus
 # itself already ran with the unit tests). Longer: make fuzz-smoke FUZZTIME=5m.

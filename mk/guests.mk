@@ -85,7 +85,7 @@ $(GUEST_EXAMPLES_DIR)/examples-wat.wasm: examples/wat/examples.wat | guest-toolc
 # is the stamp it leaves.
 $(AS_STAMP): $(AS_SDK)/package.json $(AS_SDK)/package-lock.json
 	@echo "  npm ci   $(AS_SDK)"
-	@cd $(AS_SDK) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@cd $(AS_SDK) && timeout 10m npm ci --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $@
 
 # Each check names the Debian package that satisfies it. The compiler
@@ -123,12 +123,12 @@ guest-packages:
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "  install $$missing (apt-get)"; \
 			export DEBIAN_FRONTEND=noninteractive; \
-			apt-get update -qq >/dev/null; \
-			apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+			timeout 10m apt-get update -qq >/dev/null; \
+			timeout 15m apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 			$(guest_missing); \
 			if [ -n "$$missing" ]; then \
 				echo "  install $$missing (apt-get)"; \
-				apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+				timeout 15m apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 			fi; \
 		else \
 			echo "Guest toolchains missing. On Debian/Ubuntu run: sudo apt-get install$$missing" >&2; \

@@ -45,7 +45,7 @@ for dir in "${pkgs[@]}"; do
 		# and only that, is run again once; a failing input, a panic or
 		# any other error fails at once.
 		for attempt in 1 2; do
-			if (cd "$dir" && "$go" test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" .) >"$log" 2>&1; then
+			if (cd "$dir" && "$go" test -timeout 5m -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" .) >"$log" 2>&1; then
 				cat "$log"
 				break
 			fi

@@ -93,15 +93,17 @@ echo "  wasm     conformance plugin"
 (cd "$root" && GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared \
 	-o "$tmp/plugins/conformance.wasm" ./e2e/conformance/plugin)
 
-# Port 0: the kernel picks a free port, and serve logs the URL it bound,
+# --wait-loaded: the URL is logged once the plugin is loaded, so that the
+# suite never lists an empty server. Port 0: the kernel picks a free port,
+# and serve logs the URL it bound,
 # so no other process can take the port between choosing and listening.
 log=$tmp/serve.log
-"$bin" serve --http 127.0.0.1:0 --dir "$tmp/plugins" --no-watch \
+"$bin" serve --http 127.0.0.1:0 --dir "$tmp/plugins" --no-watch --wait-loaded \
 	--cache-dir "$tmp/cache" >"$log" 2>&1 &
 server_pid=$!
 
 url=
-for _ in $(seq 100); do
+for _ in $(seq 1200); do
 	url=$(sed -n 's/.*msg="serving over HTTP" url=\([^ ]*\).*/\1/p' "$log")
 	[[ -n $url ]] && break
 	if ! kill -0 "$server_pid" 2>/dev/null; then
@@ -112,7 +114,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 if [[ -z $url ]]; then
-	echo "run.sh: wasmcp serve did not start within 10s:" >&2
+	echo "run.sh: wasmcp serve did not start within 2 minutes:" >&2
 	cat "$log" >&2
 	exit 1
 fi
@@ -132,7 +134,7 @@ failed=()
 start=$SECONDS
 for s in "${scenarios[@]}"; do
 	# The suite exits 1 when a check of the scenario fails.
-	if out=$(cd "$tmp" && "$node" "$suite" server --url "$url" --scenario "$s" -o "$results" 2>&1); then
+	if out=$(cd "$tmp" && timeout 300 "$node" "$suite" server --url "$url" --scenario "$s" -o "$results" 2>&1); then
 		checks=$(sed -n 's/.*Passed: \([0-9]*\/[0-9]*\).*/\1/p' <<<"$out")
 		echo "  pass     $s (${checks:-?} checks)"
 	else
