@@ -9,6 +9,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/wasmcp/wasmcp/sdk-guest/go v0.0.0
+	golang.org/x/time v0.15.0
 )
 
 require (
@@ -21,7 +22,6 @@ require (
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/sys v0.44.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
-	golang.org/x/time v0.15.0 // indirect
 )
 
 // The Go guest SDK is a module of its own, the one tool projects require

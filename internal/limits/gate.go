@@ -32,8 +32,7 @@ var (
 // may give a key a cap of its own). Waiters get their turn first come, first
 // served.
 type Gates struct {
-	q     Queue
-	clock Clock
+	q Queue
 
 	mu    sync.Mutex
 	gates map[string]*gate
@@ -46,12 +45,9 @@ type gate struct {
 	waiting []chan struct{}
 }
 
-// NewGates returns Gates for q. A nil clock is the system clock.
-func NewGates(q Queue, clock Clock) *Gates {
-	if clock == nil {
-		clock = SystemClock{}
-	}
-	return &Gates{q: q, clock: clock, gates: map[string]*gate{}}
+// NewGates returns Gates for q.
+func NewGates(q Queue) *Gates {
+	return &Gates{q: q, gates: map[string]*gate{}}
 }
 
 // Acquire waits for a turn to run under key. It returns a function that
@@ -89,7 +85,9 @@ func (g *Gates) acquire(ctx context.Context, key string, capacity int) (release 
 
 	var timeout <-chan time.Time
 	if g.q.Timeout > 0 {
-		timeout = g.clock.After(g.q.Timeout)
+		t := time.NewTimer(g.q.Timeout)
+		defer t.Stop()
+		timeout = t.C
 	}
 	select {
 	case <-turn:

@@ -7,58 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
-
-// fakeClock is a Clock that moves only when the test says so.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []fakeTimer
-	// armed receives a value each time After is called, so that a test
-	// knows a waiter has started its timeout.
-	armed chan struct{}
-}
-
-type fakeTimer struct {
-	at time.Time
-	ch chan time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Unix(1_700_000_000, 0), armed: make(chan struct{}, 100)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	c.timers = append(c.timers, fakeTimer{c.now.Add(d), ch})
-	c.armed <- struct{}{}
-	return ch
-}
-
-// advance moves the clock and fires the timers that are due.
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.timers[:0]
-	for _, t := range c.timers {
-		if !t.at.After(c.now) {
-			t.ch <- c.now
-		} else {
-			kept = append(kept, t)
-		}
-	}
-	c.timers = kept
-}
 
 // testContext bounds a test against hangs; it says nothing about speed.
 func testContext(t *testing.T) context.Context {
@@ -68,55 +19,59 @@ func testContext(t *testing.T) context.Context {
 }
 
 func TestLimiterBurstThenRate(t *testing.T) {
-	c := newFakeClock()
-	l := NewLimiter(Rate{PerSecond: 2}, c) // burst: one second's worth, 2
-	for i := range 2 {
-		if ok, _ := l.Allow("s"); !ok {
-			t.Fatalf("call %d of the burst refused", i+1)
+	// Time is synctest's: it moves when every goroutine waits.
+	synctest.Test(t, func(t *testing.T) {
+		l := NewLimiter(Rate{PerSecond: 2}) // burst: one second's worth, 2
+		for i := range 2 {
+			if ok, _ := l.Allow("s"); !ok {
+				t.Fatalf("call %d of the burst refused", i+1)
+			}
 		}
-	}
-	ok, wait := l.Allow("s")
-	if ok || wait != 500*time.Millisecond {
-		t.Fatalf("third call: ok=%v retryAfter=%v, want refused and 500ms", ok, wait)
-	}
-	c.advance(499 * time.Millisecond)
-	if ok, wait := l.Allow("s"); ok || wait != time.Millisecond {
-		t.Fatalf("after 499ms: ok=%v retryAfter=%v, want refused and 1ms", ok, wait)
-	}
-	c.advance(time.Millisecond)
-	if ok, _ := l.Allow("s"); !ok {
-		t.Fatal("after 500ms: refused, want a token")
-	}
-	// A long pause refills to the burst, not beyond.
-	c.advance(time.Hour)
-	for i := range 2 {
-		if ok, _ := l.Allow("s"); !ok {
-			t.Fatalf("call %d after a pause refused", i+1)
+		ok, wait := l.Allow("s")
+		if ok || wait != 500*time.Millisecond {
+			t.Fatalf("third call: ok=%v retryAfter=%v, want refused and 500ms", ok, wait)
 		}
-	}
-	if ok, _ := l.Allow("s"); ok {
-		t.Fatal("a pause gave more than the burst")
-	}
+		time.Sleep(499 * time.Millisecond)
+		if ok, wait := l.Allow("s"); ok || wait != time.Millisecond {
+			t.Fatalf("after 499ms: ok=%v retryAfter=%v, want refused and 1ms", ok, wait)
+		}
+		time.Sleep(time.Millisecond)
+		if ok, _ := l.Allow("s"); !ok {
+			t.Fatal("after 500ms: refused, want a token")
+		}
+		// A long pause refills to the burst, not beyond.
+		time.Sleep(time.Hour)
+		for i := range 2 {
+			if ok, _ := l.Allow("s"); !ok {
+				t.Fatalf("call %d after a pause refused", i+1)
+			}
+		}
+		if ok, _ := l.Allow("s"); ok {
+			t.Fatal("a pause gave more than the burst")
+		}
+	})
 }
 
 func TestLimiterExplicitBurstAndKeys(t *testing.T) {
-	c := newFakeClock()
-	l := NewLimiter(Rate{PerSecond: 0.5, Burst: 3}, c)
-	for i := range 3 {
-		if ok, _ := l.Allow("a"); !ok {
-			t.Fatalf("a: call %d refused", i+1)
+	// Time is synctest's: it moves when every goroutine waits.
+	synctest.Test(t, func(t *testing.T) {
+		l := NewLimiter(Rate{PerSecond: 0.5, Burst: 3})
+		for i := range 3 {
+			if ok, _ := l.Allow("a"); !ok {
+				t.Fatalf("a: call %d refused", i+1)
+			}
 		}
-	}
-	if ok, wait := l.Allow("a"); ok || wait != 2*time.Second {
-		t.Fatalf("a: 4th call ok=%v retryAfter=%v, want refused and 2s", ok, wait)
-	}
-	if ok, _ := l.Allow("b"); !ok {
-		t.Fatal("b refused: keys share a bucket")
-	}
+		if ok, wait := l.Allow("a"); ok || wait != 2*time.Second {
+			t.Fatalf("a: 4th call ok=%v retryAfter=%v, want refused and 2s", ok, wait)
+		}
+		if ok, _ := l.Allow("b"); !ok {
+			t.Fatal("b refused: keys share a bucket")
+		}
+	})
 }
 
 func TestLimiterUnlimited(t *testing.T) {
-	l := NewLimiter(Rate{}, newFakeClock())
+	l := NewLimiter(Rate{})
 	for range 10_000 {
 		if ok, _ := l.Allow("k"); !ok {
 			t.Fatal("zero Rate refused a call")
@@ -127,45 +82,33 @@ func TestLimiterUnlimited(t *testing.T) {
 	}
 }
 
-func TestLimiterClockBackwards(t *testing.T) {
-	c := newFakeClock()
-	l := NewLimiter(Rate{PerSecond: 1}, c)
-	l.Allow("k")
-	c.advance(-time.Hour)
-	if ok, _ := l.Allow("k"); ok {
-		t.Fatal("a clock going backwards refilled the bucket")
-	}
-	c.advance(time.Hour + time.Second)
-	if ok, _ := l.Allow("k"); !ok {
-		t.Fatal("no token a second after the first call")
-	}
-}
-
 func TestLimiterForgetsFullBuckets(t *testing.T) {
-	c := newFakeClock()
-	l := NewLimiter(Rate{PerSecond: 10}, c)
-	for i := range sweepFloor - 1 {
-		l.Allow("old" + strconv.Itoa(i))
-	}
-	l.Allow("recent") // the set is now at the floor
-	c.advance(time.Second)
-	l.Allow("recent") // used just now: not full at the sweep
-	l.Allow("new")    // a new key with the set at the floor: this sweeps
-	// "old*" refilled and are dropped; "recent" spent a token 0s ago.
-	if n := l.size(); n != 2 {
-		t.Errorf("after a sweep: %d buckets, want 2 (recent, new)", n)
-	}
-	// A forgotten key starts over with a full bucket, as it would have.
-	for range 10 {
-		if ok, _ := l.Allow("old1"); !ok {
-			t.Fatal("a forgotten key did not start with a full bucket")
+	// Time is synctest's: it moves when every goroutine waits.
+	synctest.Test(t, func(t *testing.T) {
+		l := NewLimiter(Rate{PerSecond: 10})
+		for i := range sweepFloor - 1 {
+			l.Allow("old" + strconv.Itoa(i))
 		}
-	}
+		l.Allow("recent") // the set is now at the floor
+		time.Sleep(time.Second)
+		l.Allow("recent") // used just now: not full at the sweep
+		l.Allow("new")    // a new key with the set at the floor: this sweeps
+		// "old*" refilled and are dropped; "recent" spent a token 0s ago.
+		if n := l.size(); n != 2 {
+			t.Errorf("after a sweep: %d buckets, want 2 (recent, new)", n)
+		}
+		// A forgotten key starts over with a full bucket, as it would have.
+		for range 10 {
+			if ok, _ := l.Allow("old1"); !ok {
+				t.Fatal("a forgotten key did not start with a full bucket")
+			}
+		}
+	})
 }
 
 func TestGatesCapQueueAndOrder(t *testing.T) {
 	ctx := testContext(t)
-	g := NewGates(Queue{Concurrency: 2, Depth: 2}, newFakeClock())
+	g := NewGates(Queue{Concurrency: 2, Depth: 2})
 	r1, err1 := g.Acquire(ctx, "p")
 	r2, err2 := g.Acquire(ctx, "p")
 	if err1 != nil || err2 != nil {
@@ -211,39 +154,37 @@ func TestGatesCapQueueAndOrder(t *testing.T) {
 }
 
 func TestGatesQueueTimeout(t *testing.T) {
-	ctx := testContext(t)
-	c := newFakeClock()
-	g := NewGates(Queue{Concurrency: 1, Depth: 1, Timeout: 5 * time.Second}, c)
-	release, err := g.Acquire(ctx, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := g.Acquire(ctx, "p")
-		done <- err
-	}()
-	select {
-	case <-c.armed:
-	case <-ctx.Done():
-		t.Fatal("the waiter never started its timeout")
-	}
-	c.advance(5 * time.Second)
-	if err := <-done; !errors.Is(err, ErrQueueTimeout) {
-		t.Fatalf("err = %v, want ErrQueueTimeout", err)
-	}
-	if _, waiting := g.load("p"); waiting != 0 {
-		t.Errorf("a timed-out waiter is still queued (%d)", waiting)
-	}
-	release()
-	if running, _ := g.load("p"); running != 0 {
-		t.Errorf("running = %d after the only call ended", running)
-	}
+	// Time is synctest's: it moves when every goroutine waits.
+	synctest.Test(t, func(t *testing.T) {
+		ctx := testContext(t)
+		g := NewGates(Queue{Concurrency: 1, Depth: 1, Timeout: 5 * time.Second})
+		release, err := g.Acquire(ctx, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := g.Acquire(ctx, "p")
+			done <- err
+		}()
+		synctest.Wait() // the waiter has started its timeout
+		time.Sleep(5 * time.Second)
+		if err := <-done; !errors.Is(err, ErrQueueTimeout) {
+			t.Fatalf("err = %v, want ErrQueueTimeout", err)
+		}
+		if _, waiting := g.load("p"); waiting != 0 {
+			t.Errorf("a timed-out waiter is still queued (%d)", waiting)
+		}
+		release()
+		if running, _ := g.load("p"); running != 0 {
+			t.Errorf("running = %d after the only call ended", running)
+		}
+	})
 }
 
 func TestGatesCallerGivesUp(t *testing.T) {
 	ctx := testContext(t)
-	g := NewGates(Queue{Concurrency: 1, Depth: 4}, newFakeClock())
+	g := NewGates(Queue{Concurrency: 1, Depth: 4})
 	release, _ := g.Acquire(ctx, "p")
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -267,7 +208,7 @@ func TestGatesCallerGivesUp(t *testing.T) {
 func TestGatesTurnHandedToLeavingWaiter(t *testing.T) {
 	ctx := testContext(t)
 	for range 200 {
-		g := NewGates(Queue{Concurrency: 1, Depth: 1}, newFakeClock())
+		g := NewGates(Queue{Concurrency: 1, Depth: 1})
 		release, _ := g.Acquire(ctx, "p")
 		cctx, cancel := context.WithCancel(ctx)
 		done := make(chan func(), 1)
@@ -288,7 +229,7 @@ func TestGatesTurnHandedToLeavingWaiter(t *testing.T) {
 }
 
 func TestGatesUnlimited(t *testing.T) {
-	g := NewGates(Queue{}, newFakeClock())
+	g := NewGates(Queue{})
 	for range 100 {
 		if _, err := g.Acquire(testContext(t), "p"); err != nil {
 			t.Fatal(err)
@@ -297,56 +238,57 @@ func TestGatesUnlimited(t *testing.T) {
 }
 
 func TestPolicyRefusals(t *testing.T) {
-	ctx := testContext(t)
-	c := newFakeClock()
-	p := New(Config{
-		Session: Rate{PerSecond: 2},
-		Tool:    Rate{PerSecond: 1},
-		Plugin:  Queue{Concurrency: 1, Depth: 0},
-		Clock:   c,
+	// Time is synctest's: it moves when every goroutine waits.
+	synctest.Test(t, func(t *testing.T) {
+		ctx := testContext(t)
+		p := New(Config{
+			Session: Rate{PerSecond: 2},
+			Tool:    Rate{PerSecond: 1},
+			Plugin:  Queue{Concurrency: 1, Depth: 0},
+		})
+		release, err := p.Admit(ctx, "s1", "echo", "everything")
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		// The tool's bucket is empty now.
+		_, err = p.Admit(ctx, "s2", "echo", "everything")
+		var re *RateError
+		if !errors.As(err, &re) || re.Session {
+			t.Fatalf("err = %v, want the tool's RateError", err)
+		}
+		if want := "rate limit exceeded for tool echo: 1 calls/s; retry after 1s"; err.Error() != want {
+			t.Errorf("message %q, want %q", err, want)
+		}
+
+		// s1 has one token left; another tool is free of echo's limit but its
+		// plugin is busy with the first call, and queues nothing.
+		_, err = p.Admit(ctx, "s1", "get-sum", "everything")
+		var be *BusyError
+		if !errors.As(err, &be) || !errors.Is(err, ErrQueueFull) {
+			t.Fatalf("err = %v, want a BusyError with ErrQueueFull", err)
+		}
+		if !strings.Contains(err.Error(), "plugin everything is busy") {
+			t.Errorf("message %q does not name the busy plugin", err)
+		}
+
+		// s1's two tokens are spent.
+		_, err = p.Admit(ctx, "s1", "other", "p2")
+		if !errors.As(err, &re) || !re.Session {
+			t.Fatalf("err = %v, want the session's RateError", err)
+		}
+		if !strings.Contains(err.Error(), "rate limit exceeded for this session: 2 calls/s") || !strings.Contains(err.Error(), "retry after 500ms") {
+			t.Errorf("message %q", err)
+		}
+
+		release()
+		time.Sleep(time.Second)
+		if r, err := p.Admit(ctx, "s1", "echo", "everything"); err != nil {
+			t.Fatalf("after a second and a release: %v", err)
+		} else {
+			r()
+		}
 	})
-	release, err := p.Admit(ctx, "s1", "echo", "everything")
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	// The tool's bucket is empty now.
-	_, err = p.Admit(ctx, "s2", "echo", "everything")
-	var re *RateError
-	if !errors.As(err, &re) || re.Session {
-		t.Fatalf("err = %v, want the tool's RateError", err)
-	}
-	if want := "rate limit exceeded for tool echo: 1 calls/s; retry after 1s"; err.Error() != want {
-		t.Errorf("message %q, want %q", err, want)
-	}
-
-	// s1 has one token left; another tool is free of echo's limit but its
-	// plugin is busy with the first call, and queues nothing.
-	_, err = p.Admit(ctx, "s1", "get-sum", "everything")
-	var be *BusyError
-	if !errors.As(err, &be) || !errors.Is(err, ErrQueueFull) {
-		t.Fatalf("err = %v, want a BusyError with ErrQueueFull", err)
-	}
-	if !strings.Contains(err.Error(), "plugin everything is busy") {
-		t.Errorf("message %q does not name the busy plugin", err)
-	}
-
-	// s1's two tokens are spent.
-	_, err = p.Admit(ctx, "s1", "other", "p2")
-	if !errors.As(err, &re) || !re.Session {
-		t.Fatalf("err = %v, want the session's RateError", err)
-	}
-	if !strings.Contains(err.Error(), "rate limit exceeded for this session: 2 calls/s") || !strings.Contains(err.Error(), "retry after 500ms") {
-		t.Errorf("message %q", err)
-	}
-
-	release()
-	c.advance(time.Second)
-	if r, err := p.Admit(ctx, "s1", "echo", "everything"); err != nil {
-		t.Fatalf("after a second and a release: %v", err)
-	} else {
-		r()
-	}
 }
 
 func TestBusyErrorTimeoutMessage(t *testing.T) {
@@ -379,7 +321,6 @@ func TestPolicyPerPluginConcurrency(t *testing.T) {
 	p := New(Config{
 		Plugin:    Queue{Concurrency: 1, Depth: 0},
 		PerPlugin: perPlugin(map[string]PluginLimits{"wide": {Concurrency: 3}}),
-		Clock:     newFakeClock(),
 	})
 	// "wide" runs three at once where the global cap is one.
 	for i := range 3 {
@@ -405,42 +346,43 @@ func TestPolicyPerPluginConcurrency(t *testing.T) {
 }
 
 func TestPolicyPerPluginRate(t *testing.T) {
-	ctx := testContext(t)
-	c := newFakeClock()
-	p := New(Config{
-		PerPlugin: perPlugin(map[string]PluginLimits{"slow": {Rate: Rate{PerSecond: 2}}}),
-		Clock:     c,
+	// Time is synctest's: it moves when every goroutine waits.
+	synctest.Test(t, func(t *testing.T) {
+		ctx := testContext(t)
+		p := New(Config{
+			PerPlugin: perPlugin(map[string]PluginLimits{"slow": {Rate: Rate{PerSecond: 2}}}),
+		})
+		// Burst of one second's worth, whatever the tool or session.
+		for i, tool := range []string{"a", "b"} {
+			r, err := p.Admit(ctx, "s"+strconv.Itoa(i), tool, "slow")
+			if err != nil {
+				t.Fatalf("call %d: %v", i+1, err)
+			}
+			r()
+		}
+		_, err := p.Admit(ctx, "s3", "c", "slow")
+		var re *RateError
+		if !errors.As(err, &re) || re.Plugin != "slow" || re.Session {
+			t.Fatalf("err = %v, want the plugin's RateError", err)
+		}
+		if want := "rate limit exceeded for plugin slow: 2 calls/s (calling tool c); retry after 500ms"; err.Error() != want {
+			t.Errorf("message %q, want %q", err, want)
+		}
+		// Other plugins have no rate of their own.
+		for range 5 {
+			r, err := p.Admit(ctx, "s", "x", "fast")
+			if err != nil {
+				t.Fatalf("fast: %v", err)
+			}
+			r()
+		}
+		time.Sleep(500 * time.Millisecond)
+		if r, err := p.Admit(ctx, "s3", "c", "slow"); err != nil {
+			t.Fatalf("after the refill: %v", err)
+		} else {
+			r()
+		}
 	})
-	// Burst of one second's worth, whatever the tool or session.
-	for i, tool := range []string{"a", "b"} {
-		r, err := p.Admit(ctx, "s"+strconv.Itoa(i), tool, "slow")
-		if err != nil {
-			t.Fatalf("call %d: %v", i+1, err)
-		}
-		r()
-	}
-	_, err := p.Admit(ctx, "s3", "c", "slow")
-	var re *RateError
-	if !errors.As(err, &re) || re.Plugin != "slow" || re.Session {
-		t.Fatalf("err = %v, want the plugin's RateError", err)
-	}
-	if want := "rate limit exceeded for plugin slow: 2 calls/s (calling tool c); retry after 500ms"; err.Error() != want {
-		t.Errorf("message %q, want %q", err, want)
-	}
-	// Other plugins have no rate of their own.
-	for range 5 {
-		r, err := p.Admit(ctx, "s", "x", "fast")
-		if err != nil {
-			t.Fatalf("fast: %v", err)
-		}
-		r()
-	}
-	c.advance(500 * time.Millisecond)
-	if r, err := p.Admit(ctx, "s3", "c", "slow"); err != nil {
-		t.Fatalf("after the refill: %v", err)
-	} else {
-		r()
-	}
 }
 
 func TestPolicyPerPluginZeroKeepsGlobal(t *testing.T) {
@@ -448,7 +390,6 @@ func TestPolicyPerPluginZeroKeepsGlobal(t *testing.T) {
 	p := New(Config{
 		Plugin:    Queue{Concurrency: 1},
 		PerPlugin: perPlugin(nil),
-		Clock:     newFakeClock(),
 	})
 	release, err := p.Admit(ctx, "s", "t", "p")
 	if err != nil {
@@ -457,5 +398,12 @@ func TestPolicyPerPluginZeroKeepsGlobal(t *testing.T) {
 	defer release()
 	if _, err := p.Admit(ctx, "s", "t", "p"); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("err = %v, want the global cap of 1", err)
+	}
+}
+
+func TestBusyErrorOneCall(t *testing.T) {
+	err := &BusyError{Tool: "t", Plugin: "p", Queue: Queue{Concurrency: 1, Depth: 1}, Err: ErrQueueFull}
+	if want := "plugin p is busy: tool t not queued, 1 call runs and 1 call waits already; retry later"; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
 	}
 }

@@ -22,8 +22,6 @@ type Config struct {
 	// is asked before each call and must be safe for concurrent use. nil
 	// applies the settings above to every plugin.
 	PerPlugin func(plugin string) PluginLimits
-	// Clock is the source of time; nil is the system clock.
-	Clock Clock
 }
 
 // PluginLimits are the limits of one plugin of its own. A zero field sets
@@ -47,7 +45,6 @@ type Policy struct {
 	sr, tr  Rate
 
 	perPlugin func(string) PluginLimits
-	clock     Clock
 	mu        sync.Mutex
 	// pluginRates holds the bucket of each plugin with a rate of its own,
 	// one Limiter each since their rates differ.
@@ -57,15 +54,14 @@ type Policy struct {
 // New returns the Policy of cfg.
 func New(cfg Config) *Policy {
 	return &Policy{
-		session: NewLimiter(cfg.Session, cfg.Clock),
-		tool:    NewLimiter(cfg.Tool, cfg.Clock),
-		plugins: NewGates(cfg.Plugin, cfg.Clock),
+		session: NewLimiter(cfg.Session),
+		tool:    NewLimiter(cfg.Tool),
+		plugins: NewGates(cfg.Plugin),
 		q:       cfg.Plugin,
 		sr:      cfg.Session,
 		tr:      cfg.Tool,
 
 		perPlugin:   cfg.PerPlugin,
-		clock:       cfg.Clock,
 		pluginRates: map[string]*Limiter{},
 	}
 }
@@ -108,7 +104,7 @@ func (p *Policy) pluginRate(plugin string, r Rate) *Limiter {
 	defer p.mu.Unlock()
 	l := p.pluginRates[plugin]
 	if l == nil || l.rate != r {
-		l = NewLimiter(r, p.clock)
+		l = NewLimiter(r)
 		p.pluginRates[plugin] = l
 	}
 	return l
@@ -149,15 +145,23 @@ type BusyError struct {
 
 func (e *BusyError) Error() string {
 	if errors.Is(e.Err, ErrQueueTimeout) {
-		return fmt.Sprintf("plugin %s is busy: tool %s waited %s for a turn (%d calls run at once); retry later",
-			e.Plugin, e.Tool, e.Queue.Timeout, e.Queue.Concurrency)
+		return fmt.Sprintf("plugin %s is busy: tool %s waited %s for a turn (%s at once); retry later",
+			e.Plugin, e.Tool, e.Queue.Timeout, calls(e.Queue.Concurrency, "runs", "run"))
 	}
-	return fmt.Sprintf("plugin %s is busy: tool %s not queued, %d calls run and %d wait already; retry later",
-		e.Plugin, e.Tool, e.Queue.Concurrency, e.Queue.Depth)
+	return fmt.Sprintf("plugin %s is busy: tool %s not queued, %s and %s already; retry later",
+		e.Plugin, e.Tool, calls(e.Queue.Concurrency, "runs", "run"), calls(e.Queue.Depth, "waits", "wait"))
 }
 
 // Unwrap returns ErrQueueFull or ErrQueueTimeout.
 func (e *BusyError) Unwrap() error { return e.Err }
+
+// calls counts calls with the verb agreeing: "1 call runs", "3 calls run".
+func calls(n int, one, many string) string {
+	if n == 1 {
+		return "1 call " + one
+	}
+	return fmt.Sprintf("%d calls %s", n, many)
+}
 
 // ceilMillisecond rounds d up to a whole millisecond, so that a client that
 // waits as told finds a token.

@@ -1,10 +1,8 @@
 // Package limits decides whether a tool call may run now: token-bucket rate
-// limits keyed by session, tool or plugin, and a concurrency cap per plugin
-// with a bounded, timed queue; a plugin may have a cap and a rate of its own. It knows nothing of MCP; the adapter asks it before
-// every call and turns its refusals into tool errors.
-//
-// Time comes from a Clock so that tests decide when tokens refill and when a
-// queue wait times out.
+// limits keyed by session, tool or plugin (golang.org/x/time/rate), and a
+// concurrency cap per plugin with a bounded, timed queue; a plugin may have
+// a cap and a rate of its own. It knows nothing of MCP; the adapter asks it
+// before every call and turns its refusals into tool errors.
 package limits
 
 import (
@@ -12,23 +10,9 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
-
-// Clock is the source of time of a Policy.
-type Clock interface {
-	Now() time.Time
-	// After returns a channel that receives once d has passed.
-	After(d time.Duration) <-chan time.Time
-}
-
-// SystemClock is the wall clock.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// After returns time.After(d).
-func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // Rate is a sustained number of events per second. The zero Rate (or any
 // PerSecond <= 0) is unlimited.
@@ -63,34 +47,19 @@ const sweepFloor = 1024
 // A Limiter holds one token bucket per key, all with the same Rate. A bucket
 // starts full. Buckets that have refilled completely are forgotten when the
 // set grows, since a new bucket would be the same: memory stays bounded by
-// the keys active within about Burst/PerSecond seconds.
-//
-// A bucket is kept as the time at which it will be full again (the generic
-// cell rate algorithm): each event pushes that time one interval further, and
-// an event is refused when it is more than Burst-1 intervals ahead. It is the
-// token bucket in integer nanoseconds, so that refills are exact.
+// the keys active within about Burst/PerSecond seconds, and a session that
+// ended leaves nothing behind for long.
 type Limiter struct {
-	rate     Rate
-	interval time.Duration // time to earn one token
-	slack    time.Duration // (burst-1) intervals: how far ahead full may be
-	clock    Clock
+	rate Rate
 
 	mu      sync.Mutex
-	full    map[string]time.Time // when each key's bucket is full again
-	sweepAt int                  // sweep when len(full) reaches this
+	buckets map[string]*rate.Limiter
+	sweepAt int // sweep when len(buckets) reaches this
 }
 
-// NewLimiter returns a Limiter for r. A nil clock is the system clock.
-func NewLimiter(r Rate, clock Clock) *Limiter {
-	if clock == nil {
-		clock = SystemClock{}
-	}
-	l := &Limiter{rate: r, clock: clock, full: map[string]time.Time{}, sweepAt: sweepFloor}
-	if !r.unlimited() {
-		l.interval = max(1, time.Duration(float64(time.Second)/r.PerSecond))
-		l.slack = time.Duration(r.burst()-1) * l.interval
-	}
-	return l
+// NewLimiter returns a Limiter for r.
+func NewLimiter(r Rate) *Limiter {
+	return &Limiter{rate: r, buckets: map[string]*rate.Limiter{}, sweepAt: sweepFloor}
 }
 
 // Allow takes a token from key's bucket. When the bucket is empty it takes
@@ -99,37 +68,39 @@ func (l *Limiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 	if l.rate.unlimited() {
 		return true, 0
 	}
-	now := l.clock.Now()
+	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	full, found := l.full[key]
-	if !found && len(l.full) >= l.sweepAt {
-		l.sweep(now)
+	b := l.buckets[key]
+	if b == nil {
+		if len(l.buckets) >= l.sweepAt {
+			l.sweep(now)
+		}
+		b = rate.NewLimiter(rate.Limit(l.rate.PerSecond), int(l.rate.burst()))
+		l.buckets[key] = b
 	}
-	if full.Before(now) {
-		full = now // a full bucket; the zero time for a new key
+	r := b.ReserveN(now, 1)
+	if wait := r.DelayFrom(now); wait > 0 {
+		r.CancelAt(now)
+		return false, wait
 	}
-	if ahead := full.Sub(now); ahead > l.slack {
-		return false, ahead - l.slack
-	}
-	l.full[key] = full.Add(l.interval)
 	return true, 0
 }
 
 // sweep forgets the buckets that are full by now, and sets the next sweep at
 // twice the size that remains, so that sweeping costs O(1) per new key.
 func (l *Limiter) sweep(now time.Time) {
-	for k, full := range l.full {
-		if !full.After(now) {
-			delete(l.full, k)
+	for k, b := range l.buckets {
+		if b.TokensAt(now) >= float64(b.Burst()) {
+			delete(l.buckets, k)
 		}
 	}
-	l.sweepAt = max(sweepFloor, 2*len(l.full))
+	l.sweepAt = max(sweepFloor, 2*len(l.buckets))
 }
 
 // size is the number of buckets held, for tests.
 func (l *Limiter) size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.full)
+	return len(l.buckets)
 }

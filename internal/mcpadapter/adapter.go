@@ -77,13 +77,12 @@ const DefaultMaxInFlight = 64
 // stateless HTTP requests of each protocol era (they advertise different
 // capabilities).
 type Adapter struct {
-	host     Host
-	logger   *slog.Logger
-	opts     Options
-	policy   *limits.Policy
-	clock    limits.Clock
-	server   *mcp.Server
-	cancel   func()
+	host   Host
+	logger *slog.Logger
+	opts   Options
+	policy *limits.Policy
+	server *mcp.Server
+	cancel func()
 
 	mu      sync.Mutex
 	servers []served // every server the tools are registered with; guarded by mu
@@ -108,11 +107,7 @@ func New(h Host, opts Options) *Adapter {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = host.DefaultTimeout
 	}
-	clock := opts.Limits.Clock
-	if clock == nil {
-		clock = limits.SystemClock{}
-	}
-	a := &Adapter{host: h, logger: opts.Logger, opts: opts, policy: limits.New(opts.Limits), clock: clock}
+	a := &Adapter{host: h, logger: opts.Logger, opts: opts, policy: limits.New(opts.Limits)}
 	a.server = a.newServer(true, false, false)
 	// Subscribe delivers the tools served now, then every change.
 	a.cancel = h.Subscribe(a.onChange)
@@ -199,7 +194,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 		session: sessionID(req.Session),
 		tool:    name,
 		args:    req.Params.Arguments,
-		start:   a.clock.Now(),
+		start:   time.Now(),
 	}
 	var res *host.Result
 	defer func() { a.record(ctx, &rec, res, err) }()

@@ -60,7 +60,7 @@ func (a *Adapter) record(ctx context.Context, r *callRecord, res *host.Result, e
 		slog.String("tool", r.tool),
 		slog.String("plugin", r.module.Plugin),
 		slog.String("sha256", r.module.SHA256),
-		slog.Float64("duration_ms", float64(a.clock.Now().Sub(r.start).Microseconds())/1000),
+		slog.Float64("duration_ms", float64(time.Since(r.start).Microseconds())/1000),
 		slog.String("outcome", outcome),
 		slog.Int("bytes_in", len(r.args)),
 		slog.Int("bytes_out", resultBytes(res)),

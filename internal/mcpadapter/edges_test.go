@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/limits"
 )
 
 // badIDs are request ids go-sdk would answer with other bytes: each must be
@@ -315,4 +317,52 @@ func postRaw(t *testing.T, url, body string, header map[string]string) (int, []b
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b
+}
+
+// The memory of sessions is returned once they have expired.
+func TestHTTPExpiredSessionsFreed(t *testing.T) {
+	a := New(echoHost("t"), Options{Limits: limits.Config{Session: limits.Rate{PerSecond: 100}}})
+	defer a.Close()
+	url := serveHTTP(t, a, HTTPOptions{SessionTimeout: 200 * time.Millisecond, MaxSessions: 5000})
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	const n = 2000
+	for range n {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize: %v %v", resp, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	during := heap()
+	ctx := testContext(t)
+	for {
+		count := 0
+		for range a.server.Sessions() {
+			count++
+		}
+		if count == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d sessions never expired", count)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	http.DefaultClient.CloseIdleConnections()
+	after := heap()
+	t.Logf("heap: %d KiB before, %d KiB with %d sessions, %d KiB after they expired", before>>10, during>>10, n, after>>10)
+	if grew := int64(after) - int64(before); grew > int64(during-before)/4 {
+		t.Errorf("the heap kept %d KiB of %d KiB after the sessions expired", grew>>10, (during-before)>>10)
+	}
 }
