@@ -27,6 +27,7 @@ type httpFlags struct {
 	maxBody        size // 0: derived from -max-input
 	sessionTimeout time.Duration
 	maxSessions    int
+	bodyTimeout    time.Duration
 }
 
 // defaultSessionTimeout closes sessions of clients that vanished without
@@ -58,10 +59,11 @@ func (h *httpFlags) register(fs *flag.FlagSet) {
 	fs.Var(&h.maxBody, "max-body", "largest HTTP request body, a `size` (default: -max-input plus 1MiB)")
 	fs.DurationVar(&h.sessionTimeout, "session-timeout", h.sessionTimeout, "close a session idle this long; 0 never does")
 	fs.IntVar(&h.maxSessions, "max-sessions", mcpadapter.DefaultMaxSessions, "sessions open at once; an initialize beyond them gets 503")
+	fs.DurationVar(&h.bodyTimeout, "body-timeout", mcpadapter.DefaultBodyTimeout, "longest a client may take to send a request body (408 after)")
 }
 
 // httpOnly are the flags that mean nothing without -http.
-var httpOnly = []string{"stateless", "token-file", "token-env", "insecure-no-auth", "allow-origin", "max-body", "session-timeout", "max-sessions"}
+var httpOnly = []string{"stateless", "token-file", "token-env", "insecure-no-auth", "allow-origin", "max-body", "session-timeout", "max-sessions", "body-timeout"}
 
 // check validates the HTTP flags given the set of flags named on the
 // command line.
@@ -82,6 +84,9 @@ func (h *httpFlags) check(set map[string]bool) error {
 	}
 	if h.sessionTimeout < 0 {
 		return fmt.Errorf("-session-timeout must not be negative, got %s", h.sessionTimeout)
+	}
+	if h.bodyTimeout <= 0 {
+		return fmt.Errorf("-body-timeout must be positive, got %s", h.bodyTimeout)
 	}
 	if h.maxSessions <= 0 {
 		return fmt.Errorf("-max-sessions must be positive, got %d", h.maxSessions)
@@ -129,7 +134,7 @@ func (h *httpFlags) token(log *slog.Logger) (string, error) {
 // options are the adapter's HTTP options.
 func (h *httpFlags) options() mcpadapter.HTTPOptions {
 	return mcpadapter.HTTPOptions{Stateless: h.stateless, SessionTimeout: h.sessionTimeout, MaxBody: int64(h.maxBody),
-		MaxSessions: h.maxSessions}
+		MaxSessions: h.maxSessions, BodyTimeout: h.bodyTimeout}
 }
 
 // admissionFlags are serve's limits on how many calls run, and its audit

@@ -74,7 +74,7 @@ Over stdio, at most -max-in-flight requests are served at once; the server
 reads no further until one is answered. When the client closes its input,
 the calls in flight finish (within -timeout) and are answered before the
 server exits. Over HTTP, at most -max-sessions sessions are open at once
-(more get 503), and a request body must arrive within 30s.
+(more get 503), and a request body must arrive within -body-timeout.
 
 SIGHUP reads the -config, -lock and -trusted-keys files again and loads
 every module again under them, without dropping clients: a newly pinned

@@ -3,7 +3,7 @@
 ;; official clients as a readable result. The first letter of the tool name
 ;; chooses what the call does:
 ;;
-;;   ok         structuredContent that conforms
+;;   ok         structuredContent that conforms (and icons and execution)
 ;;   violate    a successful result whose structuredContent breaks the schema
 ;;   fail       an error with a text and structuredContent that breaks the schema
 ;;   quiet      an error with nothing in it
@@ -16,7 +16,8 @@
 
   ;; Documents are NUL-terminated; $doc measures them.
   (data (i32.const 1024) "{\"tools\":["
-    "{\"name\":\"ok\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}}},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]}},"
+    "{\"name\":\"ok\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}}},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]},"
+      "\"icons\":[{\"src\":\"https://example.com/ok.png\",\"mimeType\":\"image/png\",\"sizes\":[\"48x48\"]}],\"execution\":{\"taskSupport\":\"forbidden\"}},"
     "{\"name\":\"violate\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]}},"
     "{\"name\":\"fail\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]}},"
     "{\"name\":\"quiet\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]}},"
