@@ -51,6 +51,7 @@ func TestStructuredToolErrors(t *testing.T) {
 				{"loop", `{}`, true, `timed out after 500ms`},
 				{"grow", `{}`, true, `exceeded memory limit of 2 MiB`},
 				{"big", `{}`, true, `over the limit|larger than|exceeds`},
+				{"annotated", `{}`, true, `annotations.audience "alien" is neither "user" nor "assistant"`},
 			} {
 				res := s.call(t, tc.tool, tc.args)
 				if res.IsError != tc.isError || !regexp.MustCompile(tc.text).MatchString(text(res)) {

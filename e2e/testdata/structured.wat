@@ -11,6 +11,7 @@
 ;;   loop       never returns (the deadline stops it)
 ;;   grow       grows its memory until refused, then traps
 ;;   big        a result larger than a small output cap
+;;   annotated  content annotations MCP clients refuse (audience "alien")
 (module
   (memory (export "memory") 1)
 
@@ -24,7 +25,8 @@
     "{\"name\":\"malformed\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]}},"
     "{\"name\":\"loop\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]}},"
     "{\"name\":\"grow\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]}},"
-    "{\"name\":\"big\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]}}"
+    "{\"name\":\"big\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]}},"
+    "{\"name\":\"annotated\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\"}},\"required\":[\"n\"]}}"
     "]}\00")
   (data (i32.const 4096) "{\"structuredContent\":{\"n\":1}}\00")                                             ;; ok
   (data (i32.const 4352) "{\"structuredContent\":{\"n\":\"one\"}}\00")                                       ;; violate
@@ -32,6 +34,8 @@
     "\"structuredContent\":{\"reason\":\"on purpose\"},\"isError\":true}\00")                               ;; fail
   (data (i32.const 4864) "{\"isError\":true}\00")                                                           ;; quiet
   (data (i32.const 5120) "{\"content\":[\00")                                                               ;; malformed
+  (data (i32.const 5376) "{\"content\":[{\"type\":\"text\",\"text\":\"hi\",\"annotations\":{\"audience\":[\"alien\"],\"priority\":7}}],"
+    "\"structuredContent\":{\"n\":1}}\00")                                                                  ;; annotated
 
   (func (export "wasmcp_abi_version") (result i32)
     (i32.const 1))
@@ -80,6 +84,7 @@
     (if (i32.eq (local.get $op) (i32.const 102)) (then (return (call $doc (i32.const 4608)))))  ;; fail
     (if (i32.eq (local.get $op) (i32.const 113)) (then (return (call $doc (i32.const 4864)))))  ;; quiet
     (if (i32.eq (local.get $op) (i32.const 109)) (then (return (call $doc (i32.const 5120)))))  ;; malformed
+    (if (i32.eq (local.get $op) (i32.const 97))  (then (return (call $doc (i32.const 5376)))))  ;; annotated
     (if (i32.eq (local.get $op) (i32.const 108)) (then (loop $forever (br $forever))))          ;; loop
     (if (i32.eq (local.get $op) (i32.const 103))                                                ;; grow
       (then

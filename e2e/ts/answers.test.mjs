@@ -162,6 +162,7 @@ for (const transport of ['stdio', 'http']) {
         ['loop', {}, true, /timed out after 500ms/],
         ['grow', {}, true, /exceeded memory limit of 2 MiB/],
         ['big', {}, true, /over the limit|larger than|exceeds/],
+        ['annotated', {}, true, /annotations.audience "alien" is neither "user" nor "assistant"/],
       ];
       for (const [name, args, isError, text] of cases) {
         const res = await call(name, args);
