@@ -94,14 +94,23 @@ $(foreach d,$(GUEST_DIRS),$(eval $(call guest_rule,$(d))))
 # to move it (a non-loopback address needs --token-file or --token-env).
 RUN_ADDR ?= 127.0.0.1:8931
 
-run: build plugins
+# The bundled modules' compiled code goes to the compilation cache (the user
+# cache directory, as serve's default) once per build of a module, so that
+# the servers of make run and of clients started by hand have it at once.
+PRIMED := build/.primed
+$(PRIMED): $(BIN) $(GUESTS)
+	@echo "  cache    compiling $(PLUGINS_DIR) for the compilation cache"
+	@for f in $(PLUGINS_DIR)/*.wasm; do $(BIN) inspect "$$f" >/dev/null || exit 1; done
+	@touch $@
+
+run: build plugins $(PRIMED)
 	@echo "serving $(PLUGINS_DIR) at http://$(RUN_ADDR)/mcp (Streamable HTTP, this machine only; Ctrl-C stops)" >&2
 	@echo "try it with the MCP Inspector 2.x (it needs Node 22.19+; README.md says how to get one from npm):" >&2
 	@echo "  npx @modelcontextprotocol/inspector@2 --cli http://$(RUN_ADDR)/mcp --transport http --method tools/list" >&2
 	@echo "  npx @modelcontextprotocol/inspector@2 --cli http://$(RUN_ADDR)/mcp --transport http --method tools/call --tool-name get-sum --tool-arg a=7 b=5" >&2
 	@$(BIN) serve --dir $(PLUGINS_DIR) --http $(RUN_ADDR)
 
-run-stdio: build plugins
+run-stdio: build plugins $(PRIMED)
 	@echo "serving $(PLUGINS_DIR) over stdio: connect an MCP client to this process (Ctrl-C stops)" >&2
 	@$(BIN) serve --dir $(PLUGINS_DIR)
 
