@@ -126,7 +126,7 @@ type Host struct {
 	cache wazero.CompilationCache
 	// runtime is shared by every module: its host modules are set up once.
 	runtime *sandbox.Runtime
-	reg     *registry.Registry[*module]
+	reg     *registry.Registry
 	open    atomic.Int64 // modules loaded and not yet closed
 
 	// loading serialises the loaders (LoadDir, LoadFile, Watch batches,
@@ -162,6 +162,15 @@ type module struct {
 	closed atomic.Bool
 	// generation is the Host's generation the module was loaded under.
 	generation uint64
+}
+
+// plugins is mods as the registry takes them.
+func plugins(mods []*module) []registry.Plugin {
+	out := make([]registry.Plugin, len(mods))
+	for i, m := range mods {
+		out[i] = m
+	}
+	return out
 }
 
 // Close closes the plugin, waiting for its calls to finish.
@@ -202,7 +211,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		},
 		MaxInput: cfg.maxInput,
 	}
-	h.reg = registry.New[*module](registry.Options{Logger: h.log, Claims: claims})
+	h.reg = registry.New(registry.Options{Logger: h.log, Claims: claims})
 	return h, nil
 }
 
@@ -245,7 +254,7 @@ func (h *Host) Refused() []Refusal {
 	return refusals(h.reg.Snapshot())
 }
 
-func refusals(s *registry.Snapshot[*module]) []Refusal {
+func refusals(s *registry.Snapshot) []Refusal {
 	var out []Refusal
 	for _, r := range s.Refused() {
 		p, _ := s.Plugin(r.Plugin)
@@ -255,13 +264,13 @@ func refusals(s *registry.Snapshot[*module]) []Refusal {
 	return out
 }
 
-func toTools(es []registry.Entry[*module]) []Tool {
+func toTools(es []registry.Entry) []Tool {
 	if len(es) == 0 {
 		return nil
 	}
 	out := make([]Tool, len(es))
 	for i, e := range es {
-		out[i] = Tool{Tool: e.Tool, Plugin: e.Plugin.Name(), SHA256: e.Plugin.SHA256()}
+		out[i] = Tool{Tool: e.Tool, Plugin: e.Plugin.Name(), SHA256: e.Plugin.(*module).SHA256()}
 	}
 	return out
 }
@@ -302,7 +311,8 @@ var (
 // req.Admit, or a closed Host (ErrClosed).
 func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	var res *Result
-	err := h.reg.Call(req.Tool, func(m *module) error {
+	err := h.reg.Call(req.Tool, func(p registry.Plugin) error {
+		m := p.(*module)
 		mod := Module{Plugin: m.Name(), File: m.Path(), SHA256: m.SHA256()}
 		if req.Admit != nil {
 			release, err := req.Admit(ctx, mod)
@@ -343,7 +353,7 @@ func (e *admitError) Error() string { return e.err.Error() }
 // subscribers have seen it: fn must be quick and must not call the Host's
 // loading methods or Close. cancel stops further calls.
 func (h *Host) Subscribe(fn func(Change)) (cancel func()) {
-	return h.reg.Subscribe(func(c registry.Change[*module]) {
+	return h.reg.Subscribe(func(c registry.Change) {
 		fn(Change{Added: toTools(c.Added), Updated: toTools(c.Updated), Removed: c.Removed})
 	})
 }

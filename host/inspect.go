@@ -123,7 +123,7 @@ func (h *Host) collisions(ctx context.Context, target *module) ([]Refusal, error
 		}
 	}
 	mods, _ := h.loadAll(ctx, others, h.reg.Snapshot(), nil)
-	sim := registry.New[*module](registry.Options{
+	sim := registry.New(registry.Options{
 		Logger: slog.New(slog.DiscardHandler), // the collisions are the report
 		Claims: frozenClaims(h.reg.Claims()),
 	})
@@ -131,8 +131,8 @@ func (h *Host) collisions(ctx context.Context, target *module) ([]Refusal, error
 	// then target arrives, as a newcomer or as a new version of the module
 	// of its name.
 	// Update fails only on a closed registry, and sim is not closed.
-	_, _ = sim.Update(mods, nil)
-	_, _ = sim.Update([]*module{target}, nil)
+	_, _ = sim.Update(plugins(mods), nil)
+	_, _ = sim.Update(plugins([]*module{target}), nil)
 	var out []Refusal
 	for _, f := range refusals(sim.Snapshot()) {
 		if f.File == target.Path() || f.Owner == target.Path() {

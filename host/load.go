@@ -59,7 +59,7 @@ func (h *Host) LoadFile(ctx context.Context, path string) error {
 	if err != nil || m == nil {
 		return err
 	}
-	if _, err := h.reg.Update([]*module{m}, nil); err != nil {
+	if _, err := h.reg.Update(plugins([]*module{m}), nil); err != nil {
 		return fmt.Errorf("load %s: %w", path, ErrClosed)
 	}
 	h.logLoaded(m, h.reg.Snapshot())
@@ -170,7 +170,7 @@ func (h *Host) syncDirLocked(ctx context.Context, all, progressive bool) error {
 		// by who loaded first (registry.Hold).
 		defer h.reg.Hold()()
 		publish = func(mods []*module) {
-			if _, err := h.reg.Update(mods, gone); err == nil { // the removals go with the first modules
+			if _, err := h.reg.Update(plugins(mods), gone); err == nil { // the removals go with the first modules
 				h.logRemoved(gone, s)
 				gone = nil
 				published = append(published, mods...)
@@ -231,11 +231,11 @@ func (h *Host) apply(ctx context.Context, batch []watcher.Event) {
 }
 
 // update swaps mods in and gone out, and logs what happened to each file.
-func (h *Host) update(mods []*module, gone []string, s *registry.Snapshot[*module]) {
+func (h *Host) update(mods []*module, gone []string, s *registry.Snapshot) {
 	if len(mods) == 0 && len(gone) == 0 {
 		return
 	}
-	if _, err := h.reg.Update(mods, gone); err != nil {
+	if _, err := h.reg.Update(plugins(mods), gone); err != nil {
 		return // closed: the registry closed mods
 	}
 	now := h.reg.Snapshot()
@@ -245,7 +245,7 @@ func (h *Host) update(mods []*module, gone []string, s *registry.Snapshot[*modul
 	h.logRemoved(gone, s)
 }
 
-func (h *Host) logRemoved(gone []string, s *registry.Snapshot[*module]) {
+func (h *Host) logRemoved(gone []string, s *registry.Snapshot) {
 	for _, name := range gone {
 		p, _ := s.Plugin(name)
 		h.log.Info("plugin removed", "file", p.Path())
@@ -254,7 +254,7 @@ func (h *Host) logRemoved(gone []string, s *registry.Snapshot[*module]) {
 
 // logLoaded says that m now serves, and how many of its tools another
 // module serves instead (the registry logs each such collision once).
-func (h *Host) logLoaded(m *module, s *registry.Snapshot[*module]) {
+func (h *Host) logLoaded(m *module, s *registry.Snapshot) {
 	refused := 0
 	for _, r := range s.Refused() {
 		if r.Plugin == m.Name() {
@@ -277,7 +277,7 @@ func (h *Host) logLoaded(m *module, s *registry.Snapshot[*module]) {
 // while publish was busy, and returns none. Failures are logged; refused
 // are the plugins of s that must stop serving because of theirs (see
 // loadFailed).
-func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot[*module], publish func([]*module)) (mods []*module, refused []string) {
+func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot, publish func([]*module)) (mods []*module, refused []string) {
 	mods = make([]*module, len(paths))
 	refusedAt := make([]string, len(paths))
 	finished := make(chan *module, len(paths))
@@ -336,14 +336,14 @@ func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot
 // load reads path and loads it, unless s already serves that content from
 // that path, or it failed to load before with that content under the
 // current configuration: then it returns nil, nil.
-func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot[*module]) (*module, error) {
+func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot) (*module, error) {
 	wasm, err := h.readModule(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	sum := sandbox.Sum(wasm) // once: the sandbox keys its compiled code by it too
 	digest := hexDigest(sum)
-	if cur, ok := s.Plugin(pluginName(path)); ok && cur.Path() == path && cur.SHA256() == digest &&
+	if cur, ok := loaded(s, pluginName(path)); ok && cur.Path() == path && cur.SHA256() == digest &&
 		cur.generation == h.generation {
 		h.log.Debug("plugin unchanged; not reloaded", "file", path)
 		return nil, nil
@@ -407,11 +407,11 @@ func (h *Host) forgetFailures(present map[string]bool) {
 // Otherwise the plugin loaded from path, if any, keeps serving. A failure
 // caused by ctx ending (shutdown) is not the file's fault and is not
 // reported.
-func (h *Host) loadFailed(ctx context.Context, path string, err error, s *registry.Snapshot[*module]) (refused string) {
+func (h *Host) loadFailed(ctx context.Context, path string, err error, s *registry.Snapshot) (refused string) {
 	if ctx.Err() != nil {
 		return ""
 	}
-	cur, ok := s.Plugin(pluginName(path))
+	cur, ok := loaded(s, pluginName(path))
 	switch {
 	case ok && cur.Path() == path && cur.generation != h.generation && errors.As(err, new(*trust.RefusedError)):
 		h.log.Error("plugin removed: the trust policy now refuses it", "file", path, "err", err)
@@ -423,6 +423,15 @@ func (h *Host) loadFailed(ctx context.Context, path string, err error, s *regist
 		h.log.Error("plugin not loaded", "file", path, "err", err)
 	}
 	return ""
+}
+
+// loaded is the module of that name in s.
+func loaded(s *registry.Snapshot, name string) (*module, bool) {
+	p, ok := s.Plugin(name)
+	if !ok {
+		return nil, false
+	}
+	return p.(*module), true
 }
 
 // pluginName is the name plugin.Load gives the module at path.

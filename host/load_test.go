@@ -140,4 +140,3 @@ func TestCallAdmit(t *testing.T) {
 		t.Fatalf("unknown tool: %v, admitted %v; want ErrUnknownTool without admission", err, admitted)
 	}
 }
-

@@ -61,15 +61,15 @@ type Options struct {
 }
 
 // Registry is the tool index. All methods are safe for concurrent use.
-type Registry[P Plugin] struct {
+type Registry struct {
 	log   *slog.Logger
 	store ClaimStore
-	snap  atomic.Pointer[Snapshot[P]]
+	snap  atomic.Pointer[Snapshot]
 
 	mu     sync.Mutex        // serialises writers
 	claims map[string]string // tool name -> plugin name; guarded by mu
 	closed bool              // guarded by mu
-	subs   []*subscriber[P]  // guarded by mu
+	subs   []*subscriber     // guarded by mu
 	// held is set while Hold keeps the claims as they were: pending are
 	// the claims the swaps since then imply, saved on release.
 	held    bool
@@ -82,12 +82,12 @@ type Registry[P Plugin] struct {
 
 // New returns an empty registry. Claims are read from opts.Claims now; a
 // store that cannot be read is logged and treated as empty.
-func New[P Plugin](opts Options) *Registry[P] {
+func New(opts Options) *Registry {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	r := &Registry[P]{log: log, store: opts.Claims, claims: map[string]string{}}
+	r := &Registry{log: log, store: opts.Claims, claims: map[string]string{}}
 	r.drainCtx, r.cancelDrains = context.WithCancel(context.Background())
 	if r.store != nil {
 		claims, err := r.store.Load()
@@ -97,19 +97,19 @@ func New[P Plugin](opts Options) *Registry[P] {
 			r.claims = claims
 		}
 	}
-	r.snap.Store(emptySnapshot[P]())
+	r.snap.Store(emptySnapshot())
 	return r
 }
 
 // Claims returns a copy of the current claims: tool name -> plugin name.
-func (r *Registry[P]) Claims() map[string]string {
+func (r *Registry) Claims() map[string]string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return maps.Clone(r.claims)
 }
 
 // Snapshot returns the current snapshot. It never changes once returned.
-func (r *Registry[P]) Snapshot() *Snapshot[P] { return r.snap.Load() }
+func (r *Registry) Snapshot() *Snapshot { return r.snap.Load() }
 
 // Update installs the plugins in put (replacing any of the same name) and
 // removes the plugins named in remove, as one atomic swap, then queues the
@@ -117,7 +117,7 @@ func (r *Registry[P]) Snapshot() *Snapshot[P] { return r.snap.Load() }
 // Replaced and removed plugins are closed in the background once the new
 // snapshot is visible. Update takes ownership of put: after Close it closes
 // them and returns ErrClosed.
-func (r *Registry[P]) Update(put []P, remove []string) (Change[P], error) {
+func (r *Registry) Update(put []Plugin, remove []string) (Change, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -127,14 +127,14 @@ func (r *Registry[P]) Update(put []P, remove []string) (Change[P], error) {
 				r.log.Warn("closing plugin loaded after close", "file", p.Path(), "err", err)
 			}
 		}
-		return Change[P]{}, ErrClosed
+		return Change{}, ErrClosed
 	}
 	old := r.snap.Load()
-	plugins := make(map[string]*loaded[P], len(old.plugins)+len(put))
+	plugins := make(map[string]*loaded, len(old.plugins)+len(put))
 	for name, l := range old.plugins {
 		plugins[name] = l
 	}
-	var retired []P
+	var retired []Plugin
 	for _, name := range remove {
 		if l, ok := plugins[name]; ok {
 			retired = append(retired, l.p)
@@ -142,7 +142,7 @@ func (r *Registry[P]) Update(put []P, remove []string) (Change[P], error) {
 		}
 	}
 	for _, p := range put {
-		if l, ok := plugins[p.Name()]; ok && any(l.p) != any(p) {
+		if l, ok := plugins[p.Name()]; ok && l.p != p {
 			retired = append(retired, l.p)
 		}
 		plugins[p.Name()] = newLoaded(p)
@@ -171,7 +171,7 @@ func (r *Registry[P]) Update(put []P, remove []string) (Change[P], error) {
 
 // setClaims replaces the claims and saves them if they changed; r.mu is
 // held.
-func (r *Registry[P]) setClaims(claims map[string]string) {
+func (r *Registry) setClaims(claims map[string]string) {
 	if maps.Equal(r.claims, claims) {
 		return
 	}
@@ -190,7 +190,7 @@ func (r *Registry[P]) setClaims(claims map[string]string) {
 // loaded first (a plugin that arrives later may take over a name while
 // held). release adopts the claims the last swap implies. Holds do not
 // nest.
-func (r *Registry[P]) Hold() (release func()) {
+func (r *Registry) Hold() (release func()) {
 	r.mu.Lock()
 	r.held = true
 	r.mu.Unlock()
@@ -207,7 +207,7 @@ func (r *Registry[P]) Hold() (release func()) {
 
 // closeInBackground drains and closes p without holding up the caller.
 // Close waits for these, so no plugin outlives the registry.
-func (r *Registry[P]) closeInBackground(p P) {
+func (r *Registry) closeInBackground(p Plugin) {
 	r.drains.Add(1)
 	go func() {
 		defer r.drains.Done()
@@ -223,7 +223,7 @@ func (r *Registry[P]) closeInBackground(p P) {
 // plugin of the newer snapshot, so a tool present before and after a swap
 // never fails because of it. The error is ErrUnknownTool (wrapped with the
 // name) for a tool no plugin serves, ErrClosed after Close, or fn's.
-func (r *Registry[P]) Call(tool string, fn func(P) error) error {
+func (r *Registry) Call(tool string, fn func(Plugin) error) error {
 	for {
 		s := r.snap.Load()
 		if s.closed {
@@ -246,7 +246,7 @@ func (r *Registry[P]) Call(tool string, fn func(P) error) error {
 	}
 }
 
-type subscriber[P Plugin] struct{ fn func(Change[P]) }
+type subscriber struct{ fn func(Change) }
 
 // Subscribe calls fn with the tools served now, as one Change of added
 // tools (unless there are none), and then with every non-empty Change, in
@@ -254,18 +254,18 @@ type subscriber[P Plugin] struct{ fn func(Change[P]) }
 // the goroutine of the swap, so that when Update returns its subscribers
 // have seen it: fn must be quick and must not call Update, Hold or Close.
 // After cancel returns, fn is not called again.
-func (r *Registry[P]) Subscribe(fn func(Change[P])) (cancel func()) {
+func (r *Registry) Subscribe(fn func(Change)) (cancel func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := &subscriber[P]{fn: fn}
+	s := &subscriber{fn: fn}
 	if now := r.snap.Load().sorted; len(now) > 0 {
-		fn(Change[P]{Added: now})
+		fn(Change{Added: now})
 	}
 	r.subs = append(slices.Clip(r.subs), s)
 	return func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		r.subs = slices.DeleteFunc(slices.Clone(r.subs), func(x *subscriber[P]) bool { return x == s })
+		r.subs = slices.DeleteFunc(slices.Clone(r.subs), func(x *subscriber) bool { return x == s })
 	}
 }
 
@@ -274,7 +274,7 @@ func (r *Registry[P]) Subscribe(fn func(Change[P])) (cancel func()) {
 // calls is bounded by ctx: when it is done, the plugins are closed anyway
 // and their remaining calls fail. Queued changes not yet delivered are
 // dropped. Close is idempotent.
-func (r *Registry[P]) Close(ctx context.Context) error {
+func (r *Registry) Close(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, r.cancelDrains)
 	defer stop()
 	r.mu.Lock()
@@ -285,7 +285,7 @@ func (r *Registry[P]) Close(ctx context.Context) error {
 	}
 	r.closed = true
 	old := r.snap.Load()
-	empty := emptySnapshot[P]()
+	empty := emptySnapshot()
 	empty.closed = true
 	r.snap.Store(empty)
 	r.mu.Unlock()
@@ -312,7 +312,7 @@ func (r *Registry[P]) Close(ctx context.Context) error {
 
 // logOwnership reports collisions that appear and tools whose owner changes
 // between two snapshots, so a log reader learns about each event once.
-func (r *Registry[P]) logOwnership(old, next *Snapshot[P]) {
+func (r *Registry) logOwnership(old, next *Snapshot) {
 	before := make(map[Refusal]bool, len(old.refused))
 	for _, f := range old.refused {
 		before[f] = true
