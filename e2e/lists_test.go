@@ -98,13 +98,11 @@ func writeDescribeModule(t *testing.T, path, doc string) {
   (func (export "wasmcp_describe") (result i64) (i64.const %d))
   (func (export "wasmcp_call") (param i32 i32 i32 i32) (result i64) (i64.const %d)))`,
 		lit.String(), uint64(1024)<<32|uint64(len(doc)), uint64(64)<<32|2)
-	src := path + ".wat"
-	if err := os.WriteFile(src, []byte(wat), 0o600); err != nil {
+	wasm, err := wat2wasm([]byte(wat))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("wat2wasm", src, "-o", path).CombinedOutput(); err != nil {
-		t.Fatalf("wat2wasm: %v\n%s", err, out)
+	if err := os.WriteFile(path, wasm, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	os.Remove(src)
 }
-

@@ -145,6 +145,23 @@ func goOutput(root string, env []string, args ...string) (string, error) {
 }
 
 // assembleWAT turns every src/*.wat into dst/*.wasm.
+// wat2wasm assembles one WAT text.
+func wat2wasm(wat []byte) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "wasmcp-e2e-wat-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	src, out := filepath.Join(dir, "m.wat"), filepath.Join(dir, "m.wasm")
+	if err := os.WriteFile(src, wat, 0o600); err != nil {
+		return nil, err
+	}
+	if msg, err := exec.Command("wat2wasm", src, "-o", out).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("wat2wasm: %v\n%s", err, msg)
+	}
+	return os.ReadFile(out)
+}
+
 func assembleWAT(src, dst string) error {
 	if _, err := exec.LookPath("wat2wasm"); err != nil {
 		return fmt.Errorf("wat2wasm not found: install WABT (Debian: apt-get install wabt), or run make deps")

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
 )
 
 // quietWindow is how long an absence check waits for a list_changed
@@ -124,7 +122,7 @@ func TestHotReloadScenarios(t *testing.T) {
 			const n = 100
 			staging := t.TempDir()
 			for i := range n {
-				wasm, err := sandboxtest.Wat2Wasm([]byte(bulkWAT(bulkName(i))))
+				wasm, err := wat2wasm([]byte(bulkWAT(bulkName(i))))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -425,6 +425,10 @@ func (h *Host) loadFailed(ctx context.Context, path string, err error, s *regist
 	return ""
 }
 
+// PluginFiles returns the plugin files of dir, sorted, as LoadDir and Watch
+// choose them (see the package documentation).
+func PluginFiles(dir string) ([]string, error) { return watcher.Scan(dir, nil) }
+
 // loaded is the module of that name in s.
 func loaded(s *registry.Snapshot, name string) (*module, bool) {
 	p, ok := s.Plugin(name)

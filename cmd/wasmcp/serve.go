@@ -200,7 +200,7 @@ type server struct {
 	watch      bool
 	waitLoaded bool
 	adapter    mcpadapter.Options
-	http    *httpListener // nil: stdio
+	http       *httpListener // nil: stdio
 	// files are the policy, lock and key files, read again on SIGHUP;
 	// operator is the policy they last gave (nil without -config).
 	files    *policyFlags

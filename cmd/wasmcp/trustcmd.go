@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/trust"
-	"github.com/wasmcp/wasmcp/host/watcher"
 )
 
 var lockCmd = command{
@@ -26,7 +26,7 @@ sha256sum's format, for "serve -lock FILE". With -o, write it to FILE instead.`,
 			if len(args) != 1 {
 				return usageErrorf("want one DIR, got %d arguments", len(args))
 			}
-			paths, err := watcher.Scan(args[0], nil)
+			paths, err := host.PluginFiles(args[0])
 			if err != nil {
 				return err
 			}
