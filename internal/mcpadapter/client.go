@@ -95,7 +95,7 @@ func feature(method string) string {
 // why the client cannot be sent a feature request: it did not declare the
 // capability, or its protocol version has no server-to-client requests.
 func serverRequestsAllowed(ss *mcp.ServerSession, feature string, declared bool) error {
-	if p := ss.InitializeParams(); p != nil && p.ProtocolVersion >= modernProtocol {
+	if p := ss.InitializeParams(); p != nil && modern(p.ProtocolVersion) {
 		return fmt.Errorf("%w: %s from a tool needs a client speaking a protocol before %s (this one speaks %s)",
 			host.ErrNotSupported, feature, modernProtocol, p.ProtocolVersion)
 	}

@@ -38,14 +38,6 @@ const (
 	DefaultBodyTimeout = 30 * time.Second
 )
 
-// modernProtocol is the first protocol version without the initialize
-// handshake: requests carry their version in the Mcp-Protocol-Version
-// header, and the SDK serves them only on a stateless handler. Nor may a
-// server send requests to the client in the middle of a call: it returns
-// input requests instead (SEP-2322), which rounds.go turns the guest's
-// sampling and elicitation into.
-const modernProtocol = "2026-07-28"
-
 // HTTPHandler returns the MCP Streamable HTTP handler of the adapter, for
 // one endpoint (wasmcp mounts it at /mcp). Call it once.
 //
@@ -118,8 +110,7 @@ type eraRouter struct {
 }
 
 func (e *eraRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// Protocol versions are dates, YYYY-MM-DD: they order as strings.
-	if r.Header.Get("Mcp-Protocol-Version") >= modernProtocol {
+	if modern(r.Header.Get("Mcp-Protocol-Version")) {
 		e.modern.ServeHTTP(w, r)
 		return
 	}
@@ -212,7 +203,7 @@ func (c *checkRequests) readBody(w http.ResponseWriter, r *http.Request) ([]byte
 func (c *checkRequests) overSessionCap(r *http.Request, call *incoming) bool {
 	req, _ := call.call()
 	return c.next.sessions != nil && req.Method == "initialize" && r.Header.Get("Mcp-Session-Id") == "" &&
-		r.Header.Get("Mcp-Protocol-Version") < modernProtocol && c.next.sessions() >= c.opts.MaxSessions
+		!modern(r.Header.Get("Mcp-Protocol-Version")) && c.next.sessions() >= c.opts.MaxSessions
 }
 
 func writeJSONRPC(w http.ResponseWriter, status int, body []byte) {

@@ -85,7 +85,7 @@ type pendingInput struct {
 // 2026-07-28 protocol, which answers input requests in requests of its own.
 func usesInputRequests(req *mcp.CallToolRequest) bool {
 	v, _ := req.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
-	return v >= modernProtocol
+	return modern(v)
 }
 
 // newRounds takes up the rounds of req where its requestState and

@@ -106,15 +106,12 @@ type pending struct {
 	initialize bool
 }
 
-// batchlessProtocol is the first protocol version without JSON-RPC batches.
-const batchlessProtocol = "2025-06-18"
-
 // admit records the messages of one line, or refuses them: a batch after a
 // handshake that has none, a call whose id is in use.
 func (s *connState) admit(msgs []incoming, batch bool) *refusal {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if batch && s.protocol >= batchlessProtocol {
+	if batch && batchless(s.protocol) {
 		return &refusal{code: jsonrpc.CodeInvalidRequest,
 			message: fmt.Sprintf("JSON-RPC batching is not supported in %s and later (this session: %s)", batchlessProtocol, s.protocol)}
 	}
