@@ -36,13 +36,13 @@ type Config struct {
 	dir      string
 	cacheDir string
 	timeout  time.Duration
-	// clientWait is the per-call budget for waiting on the client (sample,
-	// elicit); zero means sandbox.DefaultClientWait.
-	clientWait time.Duration
-	memory     uint64
-	maxInput   int
-	maxOutput  int
-	logger     *slog.Logger
+	// clientTimeout is the per-call budget for waiting on the client
+	// (sampling, elicitation).
+	clientTimeout time.Duration
+	memory        uint64
+	maxInput      int
+	maxOutput     int
+	logger        *slog.Logger
 	// policy and trust: see permissions.go.
 	policy *policy.Policy
 	trust  *trust.Policy
@@ -53,15 +53,16 @@ type Config struct {
 }
 
 // NewConfig returns the default configuration: no plugin directory, a call
-// timeout of 30 s, 256 MiB of memory per instance, 4 MiB of arguments and
-// of result, the compilation cache in os.UserCacheDir()/wasmcp (none if
+// timeout of 30 s, a client timeout of 10 minutes, 256 MiB of memory per
+// instance, 4 MiB of arguments and of result, the compilation cache in os.UserCacheDir()/wasmcp (none if
 // the platform has no user cache directory), and slog.Default() for logs.
 func NewConfig() Config {
 	c := Config{
-		timeout:   DefaultTimeout,
-		memory:    DefaultMemory,
-		maxInput:  DefaultMaxInput,
-		maxOutput: DefaultMaxOutput,
+		timeout:       DefaultTimeout,
+		clientTimeout: DefaultClientTimeout,
+		memory:        DefaultMemory,
+		maxInput:      DefaultMaxInput,
+		maxOutput:     DefaultMaxOutput,
 	}
 	if dir, err := os.UserCacheDir(); err == nil {
 		c.cacheDir = filepath.Join(dir, "wasmcp")
@@ -84,7 +85,7 @@ func (c Config) WithTimeout(d time.Duration) Config { c.timeout = d; return c }
 // client to answer the guest's sampling and elicitation requests. That time
 // does not count against the call's timeout, which stops while the guest
 // waits (ABI.md section 5). It must be positive; the default is 10 minutes.
-func (c Config) WithClientTimeout(d time.Duration) Config { c.clientWait = d; return c }
+func (c Config) WithClientTimeout(d time.Duration) Config { c.clientTimeout = d; return c }
 
 // WithMemoryLimit sets the most linear memory one instance may use, in
 // bytes. It is rounded down to whole 64 KiB pages and must be between one
@@ -109,8 +110,8 @@ func (c Config) validate() (pages uint32, err error) {
 	switch {
 	case c.timeout <= 0:
 		return 0, fmt.Errorf("config: timeout %v is not positive", c.timeout)
-	case c.clientWait < 0:
-		return 0, fmt.Errorf("config: client timeout %v is not positive", c.clientWait)
+	case c.clientTimeout <= 0:
+		return 0, fmt.Errorf("config: client timeout %v is not positive", c.clientTimeout)
 	case c.memory < pageSize:
 		return 0, fmt.Errorf("config: memory limit of %d bytes is less than one 64 KiB page", c.memory)
 	case c.memory > maxMemory:

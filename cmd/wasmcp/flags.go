@@ -16,12 +16,12 @@ import (
 // limitFlags are the engine settings shared by serve and call, so that a
 // local call runs under exactly the limits a served one would.
 type limitFlags struct {
-	timeout    time.Duration
-	clientWait time.Duration
-	memory     size
-	maxInput   size
-	maxOutput  size
-	cacheDir   string
+	timeout       time.Duration
+	clientTimeout time.Duration
+	memory        size
+	maxInput      size
+	maxOutput     size
+	cacheDir      string
 	// cacheDirSet tells an explicit empty -cache-dir (no cache) from the
 	// host's default.
 	cacheDirSet bool
@@ -35,10 +35,10 @@ func (l *limitFlags) register(fs *flag.FlagSet, withClient bool) {
 	l.memory = host.DefaultMemory
 	l.maxInput = host.DefaultMaxInput
 	l.maxOutput = host.DefaultMaxOutput
-	l.clientWait = host.DefaultClientTimeout
+	l.clientTimeout = host.DefaultClientTimeout
 	fs.DurationVar(&l.timeout, "timeout", l.timeout, "deadline of one tool call (its own running time; waiting for the client does not count)")
 	if withClient {
-		fs.DurationVar(&l.clientWait, "client-timeout", l.clientWait, "how long one tool call may wait in total for the client to answer sampling and elicitation requests")
+		fs.DurationVar(&l.clientTimeout, "client-timeout", l.clientTimeout, "how long one tool call may wait in total for the client to answer sampling and elicitation requests")
 	}
 	fs.Var(&l.memory, "memory", "memory limit of one guest instance, a `size` such as 256MiB, 64MB or 1048576")
 	fs.Var(&l.maxInput, "max-input", "largest arguments document of a call, a `size`")
@@ -55,8 +55,8 @@ func (l *limitFlags) config(cfg host.Config) (host.Config, error) {
 	if l.timeout <= 0 {
 		return cfg, fmt.Errorf("-timeout must be positive, got %s", l.timeout)
 	}
-	if l.clientWait <= 0 {
-		return cfg, fmt.Errorf("-client-timeout must be positive, got %s", l.clientWait)
+	if l.clientTimeout <= 0 {
+		return cfg, fmt.Errorf("-client-timeout must be positive, got %s", l.clientTimeout)
 	}
 	if l.memory < 1<<16 {
 		return cfg, fmt.Errorf("-memory must be at least 64KiB (one WebAssembly page), got %s", l.memory)
@@ -70,7 +70,7 @@ func (l *limitFlags) config(cfg host.Config) (host.Config, error) {
 		}
 	}
 	cfg = cfg.WithTimeout(l.timeout).
-		WithClientTimeout(l.clientWait).
+		WithClientTimeout(l.clientTimeout).
 		WithMemoryLimit(uint64(l.memory)).
 		WithMaxInput(int(l.maxInput)).
 		WithMaxOutput(int(l.maxOutput))
