@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -74,7 +75,9 @@ func startHTTP(t *testing.T, cmd *exec.Cmd, log *lockedBuffer) (url string, stop
 // connectHTTP runs cmd as an HTTP server and connects client to it.
 func (s *server) connectHTTP(t *testing.T, client *mcp.Client, cmd *exec.Cmd, protocol string) {
 	t.Helper()
-	s.url, _ = startHTTP(t, cmd, s.stderr)
+	var stopped atomic.Bool
+	url, stop := startHTTP(t, cmd, s.stderr)
+	s.url, s.stop = url, func() { stopped.Store(true); stop() }
 	cs, err := client.Connect(testContext(t), &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: bearerClient(testToken)},
 		&mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
@@ -82,7 +85,7 @@ func (s *server) connectHTTP(t *testing.T, client *mcp.Client, cmd *exec.Cmd, pr
 	}
 	s.ClientSession = cs
 	t.Cleanup(func() {
-		if err := cs.Close(); err != nil {
+		if err := cs.Close(); err != nil && !stopped.Load() {
 			t.Errorf("close the session: %v", err)
 		}
 		if t.Failed() {

@@ -44,6 +44,9 @@ type server struct {
 	url string
 	// cmd is the server process.
 	cmd *exec.Cmd
+	// stop ends a server started with http by SIGTERM and waits for it to
+	// exit cleanly.
+	stop func()
 }
 
 // serverOptions describe one server of a test.
