@@ -97,6 +97,7 @@ type connState struct {
 	calls    map[jsonrpc.ID]*pending
 	asked    map[jsonrpc.ID]bool // our requests to the client
 	protocol string              // negotiated in initialize
+	writing  int                 // answers being written
 	closed   bool
 }
 
@@ -160,15 +161,20 @@ func (s *connState) waitRoom() bool {
 	return !s.closed
 }
 
-// sends reports whether resp is sent: not for a call the client cancelled,
-// unless its batch's answer needs it.
-func (s *connState) sends(resp *jsonrpc.Response) bool {
+// answer ends the call resp answers, so that its id may be used again as
+// soon as the client can see the answer, and reports whether resp is sent:
+// not for a call the client cancelled, unless its batch's answer needs it.
+// A sent answer is counted as being written until written is called.
+func (s *connState) answer(resp *jsonrpc.Response) (send bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.calls[resp.ID]
 	if p == nil {
+		s.writing++
 		return true
 	}
+	delete(s.calls, resp.ID)
+	s.cond.Broadcast()
 	if p.initialize && resp.Error == nil {
 		var r struct {
 			ProtocolVersion string `json:"protocolVersion"`
@@ -176,19 +182,34 @@ func (s *connState) sends(resp *jsonrpc.Response) bool {
 		_ = json.Unmarshal(resp.Result, &r)
 		s.protocol = r.ProtocolVersion
 	}
-	return !p.cancelled || p.batched
+	if p.cancelled && !p.batched {
+		return false
+	}
+	s.writing++
+	return true
 }
 
-// answered ends the call id, once its answer is written or dropped.
-func (s *connState) answered(id jsonrpc.ID) {
+// written ends the write of an answer counted by answer.
+func (s *connState) written() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.calls, id)
+	s.writing--
 	s.cond.Broadcast()
 }
 
-// idle waits until no call is in flight, the session closes, or ctx is done.
-func (s *connState) idle(ctx context.Context) {
+// ask records a request to the client, to be answered with an error if
+// the input ends before the client answers it.
+func (s *connState) ask(id jsonrpc.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked[id] = true
+	s.cond.Broadcast() // a drain waits for these too
+}
+
+// drainNext waits, once the input has ended, for one of our requests that
+// the client can no longer answer, and returns it, forgotten; it reports
+// false once no call is in flight, the session closes or ctx is done.
+func (s *connState) drainNext(ctx context.Context) (jsonrpc.ID, bool) {
 	stop := context.AfterFunc(ctx, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -197,21 +218,16 @@ func (s *connState) idle(ctx context.Context) {
 	defer stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for len(s.calls) > 0 && !s.closed && ctx.Err() == nil {
+	for {
+		for id := range s.asked {
+			delete(s.asked, id)
+			return id, true
+		}
+		if len(s.calls) == 0 && s.writing == 0 || s.closed || ctx.Err() != nil {
+			return jsonrpc.ID{}, false
+		}
 		s.cond.Wait()
 	}
-}
-
-// unansweredRequest returns one of our requests the client has not
-// answered, forgetting it.
-func (s *connState) unansweredRequest() (jsonrpc.ID, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id := range s.asked {
-		delete(s.asked, id)
-		return id, true
-	}
-	return jsonrpc.ID{}, false
 }
 
 func (s *connState) close() {
@@ -384,11 +400,12 @@ type stdioConn struct {
 	mcp.Connection
 	state *connState
 	drain time.Duration
-	ended bool // the input ended: Read drains, then reports io.EOF
+	// ended is the end of the drain once the input has ended; zero before.
+	ended time.Time
 }
 
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	if !c.ended {
+	if c.ended.IsZero() {
 		msg, err := c.Connection.Read(ctx)
 		if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
 			c.state.mu.Lock()
@@ -398,33 +415,31 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if !errors.Is(err, io.EOF) || ctx.Err() != nil {
 			return msg, err
 		}
-		c.ended = true
+		c.ended = time.Now().Add(c.drain)
 	}
-	// The client will answer nothing more: a guest waiting on it for
-	// sampling or elicitation is told so at once.
-	if id, ok := c.state.unansweredRequest(); ok {
+	// The input ended. The calls in flight go on until they are answered;
+	// a guest that waits on the client (sampling, elicitation) is told at
+	// once that no answer will come.
+	wait, cancel := context.WithDeadline(ctx, c.ended)
+	defer cancel()
+	if id, ok := c.state.drainNext(wait); ok {
 		return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: "the client closed its input before answering"}}, nil
 	}
-	wait, cancel := context.WithTimeout(ctx, c.drain)
-	defer cancel()
-	c.state.idle(wait)
 	return nil, io.EOF
 }
 
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
-		// Ended once written, so that a drain waits for the write.
-		defer c.state.answered(m.ID)
-		if !c.state.sends(m) {
+		if !c.state.answer(m) {
 			return nil // cancelled by the client
 		}
+		// A drain waits for the write.
+		defer c.state.written()
 	case *jsonrpc.Request:
 		if m.IsCall() {
-			c.state.mu.Lock()
-			c.state.asked[m.ID] = true
-			c.state.mu.Unlock()
+			c.state.ask(m.ID)
 		}
 	}
 	return c.Connection.Write(ctx, msg)
