@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -137,7 +138,12 @@ var prepare = func(wasm []byte) ([]byte, error) {
 	if wasm, err = bounds.Check(wasm); err != nil {
 		return nil, fmt.Errorf("invalid or oversized module: %w", err)
 	}
+	// Instrument also refuses a module that would cost wazero's compiler
+	// more than linear time in its size.
 	if wasm, err = bounds.Instrument(wasm); err != nil {
+		if errors.Is(err, bounds.ErrCompileCost) {
+			return nil, fmt.Errorf("oversized module: %w", err)
+		}
 		return nil, fmt.Errorf("invalid module: %w", err)
 	}
 	return wasm, nil

@@ -45,10 +45,11 @@ type Module struct {
 // ABI.md, instantiates a first instance (running _initialize) and checks that
 // wasmcp_abi_version returns abi.Version. A binary whose counts promise more
 // than its bytes hold, whose tables start with more than 10 million
-// elements, or that imports a table, is refused before wazero decodes it;
-// its tables are given maxima that keep them within 10 million elements in
-// all, so that a table.grow beyond returns -1 to the guest. name identifies
-// the module in errors and logs.
+// elements, that imports a table, or whose compilation would take wazero
+// more than linear time in its size (bounds.CompileWorkPerByte), is refused
+// before wazero decodes it; its tables are given maxima that keep them
+// within 10 million elements in all, so that a table.grow beyond returns -1
+// to the guest. name identifies the module in errors and logs.
 func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Module, error) {
 	opts = opts.withDefaults()
 	key := keyOf(wasm, opts.Digest)

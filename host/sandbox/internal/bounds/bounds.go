@@ -14,6 +14,10 @@
 // by whatever table.grow asks, up to their declared maximum and with no
 // limit of wazero's own, so Check gives every table a maximum (tables.go).
 //
+// Instrument (fuel.go), which meters the guest, also refuses a module whose
+// compilation would take wazero time growing faster than the module's size
+// (cost.go).
+//
 // Check follows the binary format of the features wazero enables by default
 // (WebAssembly 2.0: bulk memory, multi-value, reference types, SIMD, ...).
 // It reads each part the way wazero does, so that the counts it checks are
