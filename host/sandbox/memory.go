@@ -2,8 +2,9 @@ package sandbox
 
 import "github.com/tetratelabs/wazero/experimental"
 
-// limitedMemory backs one instance's linear memory and enforces
-// Limits.MemoryPages. wazero calls Reallocate for every memory.grow that stays
+// limitedMemory backs one instance's linear memory and enforces its share
+// of Limits.MemoryPages: what the instance's tables leave of it (see
+// Runtime.compile). wazero calls Reallocate for every memory.grow that stays
 // within the module's own declared maximum, so a grow refused for our limit
 // is seen here and recorded: a trap that follows it is reported as ErrMemory
 // with certainty, rather than guessed from how full the memory is. Go, Rust

@@ -230,3 +230,32 @@ func TestInstancesMemoryBound(t *testing.T) {
 		}
 	}
 }
+
+// A guest growing its table as far as it can, and then its memory, gets
+// no more than the memory limit for both: a table grows only within the
+// maximum it declares, and tables take what they may hold, 32 bytes an
+// element, from the limit of the linear memory.
+func TestTablesWithinMemoryLimit(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector shadows the memory the host touches")
+	}
+	const limit = 16 << 20
+	for _, tt := range []struct {
+		name  string
+		table []byte
+	}{
+		{"no maximum", []byte{0, 1}},
+		{"unbounded maximum", append([]byte{1, 1}, binary.AppendUvarint(nil, 1<<32-1)...)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := compileBytes(t, "tables", fillerGuest(tt.table, 1), sandbox.Options{
+				Limits: sandbox.Limits{MemoryPages: limit / 65536}, MaxIdle: 1,
+			})
+			grew := instancesMemory(t, m, 1)
+			t.Logf("a table grown to its maximum and a memory filled at a limit of %d MiB grew the process by %d MiB", limit>>20, grew>>20)
+			if grew > limit+memorySlack {
+				t.Errorf("the instance grew the process by %d MiB, over its limit of %d MiB plus %d MiB", grew>>20, limit>>20, memorySlack>>20)
+			}
+		})
+	}
+}

@@ -128,7 +128,7 @@ func TestInstrumentRefusesCostlyModules(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wasm, err := bounds.Check(tt.wasm)
+			wasm, err := bounds.Check(tt.wasm, bounds.MaxTableElements)
 			if err != nil {
 				t.Fatalf("Check: %v", err)
 			}
