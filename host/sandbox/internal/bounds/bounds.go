@@ -29,7 +29,18 @@ package bounds
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
 )
+
+// Features are the WebAssembly features whose binary format Check and
+// Instrument read, those of WebAssembly 2.0: the runtime that compiles what
+// they return must enable these and no others. They are wazero's defaults
+// (v1.12), named one by one so that a wazero whose defaults change fails
+// TestFeatures rather than have its new instructions met here unread.
+const Features = api.CoreFeatureMutableGlobal | api.CoreFeatureBulkMemoryOperations | api.CoreFeatureMultiValue |
+	api.CoreFeatureNonTrappingFloatToIntConversion | api.CoreFeatureReferenceTypes | api.CoreFeatureSignExtensionOps |
+	api.CoreFeatureSIMD
 
 // Limits of the WebAssembly JavaScript API, which browsers enforce, so that
 // no module that runs in a browser is refused for them.
