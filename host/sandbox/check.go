@@ -87,9 +87,10 @@ func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]ap
 	return errors.Join(errs...)
 }
 
-// checkExports verifies the exports of ABI.md section 2 and that the memory's
-// minimum fits in the limit, so that no instantiation can fail on it.
-func checkExports(compiled wazero.CompiledModule, limitPages uint32) error {
+// checkExports verifies the exports of ABI.md section 2, and that the
+// memory's minimum and the tables, whose elements take tableBytes at most,
+// fit in the limit together, so that no instantiation can fail on them.
+func checkExports(compiled wazero.CompiledModule, limitPages uint32, tableBytes uint64) error {
 	var errs []error
 	fns := compiled.ExportedFunctions()
 	for _, want := range requiredExports {
@@ -103,13 +104,23 @@ func checkExports(compiled wazero.CompiledModule, limitPages uint32) error {
 	if def, ok := fns[abi.ExportInitialize]; ok && !sigOf(def).equal(initializeSig) {
 		errs = append(errs, fmt.Errorf("export %s: signature %s, want %s", abi.ExportInitialize, sigOf(def), initializeSig))
 	}
+	limit := uint64(limitPages) * pageSize
+	if tableBytes > limit {
+		errs = append(errs, fmt.Errorf("tables of up to %d elements take up to %s (%d bytes an element), over the memory limit of %s",
+			tableBytes/tableElementSize, formatBytes(tableBytes), tableElementSize, formatBytes(limit)))
+		tableBytes = limit
+	}
 	mem, ok := compiled.ExportedMemories()[abi.ExportMemory]
 	switch {
 	case !ok:
 		errs = append(errs, fmt.Errorf("missing export %s: memory", abi.ExportMemory))
-	case mem.Min() > limitPages:
-		errs = append(errs, fmt.Errorf("export %s: minimum of %d pages (%s) exceeds the memory limit of %s",
-			abi.ExportMemory, mem.Min(), formatBytes(uint64(mem.Min())*pageSize), formatBytes(uint64(limitPages)*pageSize)))
+	case uint64(mem.Min())*pageSize > limit-tableBytes:
+		tables := ""
+		if tableBytes > 0 {
+			tables = fmt.Sprintf(" less the %s its tables may take", formatBytes(tableBytes))
+		}
+		errs = append(errs, fmt.Errorf("export %s: minimum of %d pages (%s) exceeds the memory limit of %s%s",
+			abi.ExportMemory, mem.Min(), formatBytes(uint64(mem.Min())*pageSize), formatBytes(limit), tables))
 	}
 	return errors.Join(errs...)
 }

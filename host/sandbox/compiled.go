@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -27,19 +28,28 @@ import (
 // The machine code of a Go guest takes ~10 MB.
 const maxUnused = 4
 
-// compiledModule is a compiled module and how many Modules use it.
-type compiledModule struct {
-	key  [sha256.Size]byte
-	code wazero.CompiledModule
-	refs int // guarded by Runtime.mu
+// compileKey identifies a compiled module: the SHA-256 of its binary, and
+// how far its tables may grow, which the memory limit sets (tableGrowth).
+type compileKey struct {
+	sum         [sha256.Size]byte
+	tableGrowth uint64
 }
 
-// compiledModules are a Runtime's compiled modules by the sha256 of the
-// binary they were compiled from.
+// compiledModule is a compiled module and how many Modules use it.
+type compiledModule struct {
+	key  compileKey
+	code wazero.CompiledModule
+	// tableElements is how many elements its tables may hold in all, each
+	// taking tableElementSize of every instance's memory limit.
+	tableElements uint64
+	refs          int // guarded by Runtime.mu
+}
+
+// compiledModules are a Runtime's compiled modules by their key.
 type compiledModules struct {
 	mu     sync.Mutex
-	byKey  map[[sha256.Size]byte]*compiledModule // guarded by mu
-	unused []*compiledModule                     // guarded by mu; least recently used first
+	byKey  map[compileKey]*compiledModule // guarded by mu
+	unused []*compiledModule              // guarded by mu; least recently used first
 }
 
 // A Digest is the SHA-256 of a module binary, made by Sum. A caller that
@@ -75,10 +85,10 @@ func keyOf(wasm []byte, d *Digest) [sha256.Size]byte {
 	return sha256.Sum256(wasm)
 }
 
-// compile returns the compiled module of wasm, whose SHA-256 is key,
+// compile returns the compiled module of wasm, whose key is key,
 // compiling it (checked and instrumented, see bounds) if the Runtime holds
 // none. release must be called when the Module that asked is done with it.
-func (r *Runtime) compile(ctx context.Context, wasm []byte, key [sha256.Size]byte) (*compiledModule, error) {
+func (r *Runtime) compile(ctx context.Context, wasm []byte, key compileKey) (*compiledModule, error) {
 	c := &r.modules
 	c.mu.Lock()
 	if cm, ok := c.byKey[key]; ok {
@@ -93,15 +103,15 @@ func (r *Runtime) compile(ctx context.Context, wasm []byte, key [sha256.Size]byt
 
 	// Two loads of the same content at once both compile it; the second to
 	// finish keeps its own, uncached. Rare enough not to wait for the first.
-	code, err := r.compileNew(ctx, wasm)
+	code, tables, err := r.compileNew(ctx, wasm, key.tableGrowth)
 	if err != nil {
 		return nil, err
 	}
-	cm := &compiledModule{key: key, code: code, refs: 1}
+	cm := &compiledModule{key: key, code: code, tableElements: tables, refs: 1}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byKey == nil {
-		c.byKey = map[[sha256.Size]byte]*compiledModule{}
+		c.byKey = map[compileKey]*compiledModule{}
 	}
 	if _, ok := c.byKey[key]; !ok {
 		c.byKey[key] = cm
@@ -109,7 +119,7 @@ func (r *Runtime) compile(ctx context.Context, wasm []byte, key [sha256.Size]byt
 	return cm, nil
 }
 
-func (r *Runtime) compileNew(ctx context.Context, wasm []byte) (code wazero.CompiledModule, err error) {
+func (r *Runtime) compileNew(ctx context.Context, wasm []byte, tableGrowth uint64) (code wazero.CompiledModule, tables uint64, err error) {
 	// The binary is untrusted, and our parsers and wazero's decoder walk
 	// it before anything else has: a bug that panics on some input must
 	// refuse that module, not end the server and every other plugin.
@@ -118,26 +128,32 @@ func (r *Runtime) compileNew(ctx context.Context, wasm []byte) (code wazero.Comp
 			code, err = nil, fmt.Errorf("invalid module: the host failed while decoding it (%v); please report this module", p)
 		}
 	}()
-	if wasm, err = prepare(wasm); err != nil {
-		return nil, err
+	if wasm, err = prepare(wasm, tableGrowth); err != nil {
+		return nil, 0, err
 	}
 	// A cold compile of a Go guest takes seconds on one core.
 	ctx = experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
-	return r.rt.CompileModule(ctx, wasm)
+	code, err = r.rt.CompileModule(ctx, wasm)
+	return code, bounds.TableElements(wasm), err
 }
 
 // prepare checks and instruments a binary before wazero decodes it. It is a
 // variable so that a test can make it fail as a parser bug would.
-var prepare = func(wasm []byte) ([]byte, error) {
+var prepare = func(wasm []byte, tableGrowth uint64) ([]byte, error) {
 	var err error
 	// wazero allocates by the counts in the binary before it reads what
 	// they count, a table's initial size when it instantiates, and whatever
 	// table.grow asks up to the table's maximum: a dozen bytes could exhaust
 	// the host's memory. Check refuses the first two and caps the maxima.
-	if wasm, err = bounds.Check(wasm); err != nil {
+	if wasm, err = bounds.Check(wasm, tableGrowth); err != nil {
 		return nil, fmt.Errorf("invalid or oversized module: %w", err)
 	}
+	// Instrument also refuses a module that would cost wazero's compiler
+	// more than linear time in its size.
 	if wasm, err = bounds.Instrument(wasm); err != nil {
+		if errors.Is(err, bounds.ErrCompileCost) {
+			return nil, fmt.Errorf("oversized module: %w", err)
+		}
 		return nil, fmt.Errorf("invalid module: %w", err)
 	}
 	return wasm, nil

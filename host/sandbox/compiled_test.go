@@ -27,11 +27,11 @@ func TestCompiledModulesShared(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a, err := r.compile(ctx, mods[0], sha256.Sum256(mods[0]))
+	a, err := r.compile(ctx, mods[0], compileKey{sum: sha256.Sum256(mods[0])})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := r.compile(ctx, mods[0], sha256.Sum256(mods[0]))
+	b, err := r.compile(ctx, mods[0], compileKey{sum: sha256.Sum256(mods[0])})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +43,14 @@ func TestCompiledModulesShared(t *testing.T) {
 	if len(r.modules.unused) != 1 {
 		t.Fatalf("%d unused compiled modules, want 1", len(r.modules.unused))
 	}
-	if again, err := r.compile(ctx, mods[0], sha256.Sum256(mods[0])); err != nil || again != a {
+	if again, err := r.compile(ctx, mods[0], compileKey{sum: sha256.Sum256(mods[0])}); err != nil || again != a {
 		t.Fatalf("an unused compiled module was not found again: %p, %v", again, err)
 	}
 	r.release(ctx, a)
 
 	// More unused modules than are kept: the least recently used goes.
 	for _, wasm := range mods[1:] {
-		cm, err := r.compile(ctx, wasm, sha256.Sum256(wasm))
+		cm, err := r.compile(ctx, wasm, compileKey{sum: sha256.Sum256(wasm)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestCompiledModulesShared(t *testing.T) {
 			t.Fatal("the least recently used module was kept")
 		}
 	}
-	if again, err := r.compile(ctx, mods[0], sha256.Sum256(mods[0])); err != nil || again == a {
+	if again, err := r.compile(ctx, mods[0], compileKey{sum: sha256.Sum256(mods[0])}); err != nil || again == a {
 		t.Fatalf("a closed compiled module was handed out again: %v", err)
 	}
 }
@@ -106,7 +106,7 @@ func TestCompileSurvivesDecoderPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := prepare
-	prepare = func([]byte) ([]byte, error) { panic("index out of range [7] with length 7") }
+	prepare = func([]byte, uint64) ([]byte, error) { panic("index out of range [7] with length 7") }
 	_, err = Compile(ctx, "bad", mods["guest"], Options{})
 	prepare = orig
 	if err == nil || !strings.Contains(err.Error(), "the host failed while decoding it (index out of range") {
@@ -144,7 +144,7 @@ func TestDigestOfOtherBytesIgnored(t *testing.T) {
 			t.Fatal(err)
 		}
 		if m.SHA256() != sha256.Sum256(wasm) {
-			t.Errorf("with %s digest: SHA256 %x, want the module's own %x", tc.name, m.SHA256(), sha256.Sum256(wasm))
+			t.Errorf("with %s digest: SHA256 %x, want the module's own %x", tc.name, m.SHA256(), compileKey{sum: sha256.Sum256(wasm)})
 		}
 		if m.opts.Digest != nil {
 			t.Errorf("with %s digest: the module keeps it, and the binary with it", tc.name)

@@ -71,12 +71,13 @@ func (m *Module) classify(ctx, callCtx context.Context, in *instance, err error)
 // limitedMemory).
 func (m *Module) outOfMemory(in *instance) (limit string, own, full bool) {
 	pages := uint64(m.opts.Limits.MemoryPages)
+	room := m.memoryLimit() / pageSize // what the tables leave of the limit
 	if def, ok := m.compiled.ExportedMemories()[abi.ExportMemory]; ok {
-		if declared, ok := def.Max(); ok && uint64(declared) < pages {
-			pages, own = uint64(declared), true
+		if declared, ok := def.Max(); ok && uint64(declared) < room {
+			pages, room, own = uint64(declared), uint64(declared), true
 		}
 	}
-	full = in.memory.refused || in.memory.pages() >= pages
+	full = in.memory.refused || in.memory.pages() >= room
 	return formatBytes(pages * pageSize), own, full
 }
 

@@ -48,13 +48,18 @@ type Module struct {
 // ABI.md, instantiates a first instance (running _initialize) and checks that
 // wasmcp_abi_version returns abi.Version. A binary whose counts promise more
 // than its bytes hold, whose tables start with more than 10 million
-// elements, or that imports a table, is refused before wazero decodes it;
-// its tables are given maxima that keep them within 10 million elements in
-// all, so that a table.grow beyond returns -1 to the guest. name identifies
-// the module in errors and logs.
+// elements, that imports a table, or whose compilation would take wazero
+// more than linear time in its size (bounds.CompileWorkPerByte), is refused
+// before wazero decodes it. Every table is given a maximum: the one it
+// declares, within a quarter of the memory limit beyond the tables' initial
+// sizes, or its initial size if it declares none, so that a table.grow
+// beyond returns -1 to the guest; what the tables may hold counts against
+// the memory limit (Limits.MemoryPages), and a module whose tables and
+// minimum memory do not fit in it is refused. name identifies the module in
+// errors and logs.
 func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Module, error) {
 	opts = opts.withDefaults()
-	key := keyOf(wasm, opts.Digest)
+	key := compileKey{keyOf(wasm, opts.Digest), tableGrowth(opts.Limits.MemoryPages)}
 	opts.Digest = nil // it points into wasm, which the module must not keep alive
 	m := &Module{name: name, opts: opts, runtime: opts.Runtime, config: opts.moduleConfig(),
 		running: map[*instance]struct{}{}}
@@ -88,7 +93,7 @@ func (m *Module) release(ctx context.Context) {
 	}
 }
 
-func (m *Module) compile(ctx context.Context, wasm []byte, key [sha256.Size]byte) error {
+func (m *Module) compile(ctx context.Context, wasm []byte, key compileKey) error {
 	var err error
 	if m.code, err = m.runtime.compile(ctx, wasm, key); err != nil {
 		return err
@@ -97,7 +102,7 @@ func (m *Module) compile(ctx context.Context, wasm []byte, key [sha256.Size]byte
 	if err := checkImports(m.compiled, m.runtime.hosts); err != nil {
 		return err
 	}
-	if err := checkExports(m.compiled, m.opts.Limits.MemoryPages); err != nil {
+	if err := checkExports(m.compiled, m.opts.Limits.MemoryPages, m.tableBytes()); err != nil {
 		return err
 	}
 	m.info.Imports, m.info.Exports = describeModule(m.compiled)
@@ -125,8 +130,27 @@ func (m *Module) compile(ctx context.Context, wasm []byte, key [sha256.Size]byte
 	return nil
 }
 
+// tableGrowth is how many elements an instance's tables may grow by in
+// all, beyond their initial sizes, under a memory limit of limitPages: at
+// most a quarter of the limit, so that tables that may grow without bound
+// leave most of it to the linear memory. A table grows only within a
+// maximum it declares (bounds.Check).
+func tableGrowth(limitPages uint32) uint64 {
+	return uint64(limitPages) * pageSize / 4 / tableElementSize
+}
+
+// tableBytes is the most memory the tables of an instance may take.
+func (m *Module) tableBytes() uint64 { return m.code.tableElements * tableElementSize }
+
+// memoryLimit is the most bytes an instance's linear memory may have: the
+// memory limit less what its tables may take (checkExports made sure they
+// fit).
+func (m *Module) memoryLimit() uint64 {
+	return uint64(m.opts.Limits.MemoryPages)*pageSize - m.tableBytes()
+}
+
 // SHA256 is the SHA-256 of the binary given to Compile.
-func (m *Module) SHA256() [sha256.Size]byte { return m.code.key }
+func (m *Module) SHA256() [sha256.Size]byte { return m.code.key.sum }
 
 // Info describes the module's imports, exports and ABI version.
 func (m *Module) Info() Info {

@@ -97,7 +97,7 @@ func (m *Module) instantiate(ctx context.Context) (*instance, error) {
 	in := &instance{module: m}
 	ctx = experimental.WithMemoryAllocator(withInstance(ctx, in), experimental.MemoryAllocatorFunc(
 		func(_, _ uint64) experimental.LinearMemory {
-			in.memory = &limitedMemory{limit: uint64(m.opts.Limits.MemoryPages) * pageSize}
+			in.memory = &limitedMemory{limit: m.memoryLimit()}
 			return in.memory
 		}))
 	mod, err := m.runtime.rt.InstantiateModule(ctx, m.compiled, m.moduleConfigNow())

@@ -9,6 +9,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/sandbox/internal/bounds"
 )
 
 // Runtime is a wazero runtime with the host modules that guests import,
@@ -42,7 +43,9 @@ func NewRuntime(ctx context.Context, cache wazero.CompilationCache) (*Runtime, e
 		// wazero parses them and, on every trap, reads a whole line table
 		// under a lock held across the module's instances, to add source
 		// lines to a stack trace that trapMessage drops anyway.
-		WithDebugInfoEnabled(false)
+		WithDebugInfoEnabled(false).
+		// What bounds reads, wazero's defaults when this was written.
+		WithCoreFeatures(bounds.Features)
 	// The memory limit is not set here with WithMemoryLimitPages: wazero
 	// refuses a grow past that limit without telling anyone, so a trap after a
 	// failed grow would be indistinguishable from any other trap. Instead each

@@ -37,14 +37,23 @@ const pageSize = 65536
 // maxPages is the most pages a 32-bit linear memory can have (4 GiB).
 const maxPages = 65536
 
+// tableElementSize is what a table element takes of the memory limit:
+// wazero keeps a reference, a pointer, for each, and copies them all to a
+// larger array as the table grows, leaving the old ones to the garbage
+// collector: a table grown an element at a time has left about two more
+// by the time it is full.
+const tableElementSize = 32
+
 // LogFunc receives the log lines a guest emits during one call. It runs on
 // the calling goroutine while the guest waits, so it should return quickly.
 type LogFunc func(level abi.LogLevel, msg string)
 
 // Limits bound what one call may consume.
 type Limits struct {
-	// MemoryPages is the most 64 KiB pages of linear memory one instance may
-	// have. Zero means DefaultMemoryPages; values above 65536 mean 65536.
+	// MemoryPages is the memory limit of one instance, in 64 KiB pages: its
+	// linear memory and its tables together, a table element counting 32
+	// bytes at the table's maximum. Zero means DefaultMemoryPages; values
+	// above 65536 mean 65536.
 	MemoryPages uint32
 	// Timeout is the deadline of one call, including the instantiation of a
 	// fresh instance when the pool is empty. A guest stuck in a loop is

@@ -14,12 +14,14 @@ import (
 )
 
 // tableGrower asks for 2^32-16 table elements (32 GiB) in _initialize, and
-// in each call for 2^31-1 (16 GiB), 2^32-16 again and then 1000. The call
-// returns what each table.grow returned and the table's size after them,
-// as five little-endian i32s.
+// in each call for 2^31-1 (16 GiB), 2^32-16 again and then 1000 of a table
+// that declares it may grow without bound, and for 1 of a table that
+// declares no maximum. The call returns what each table.grow returned and
+// the first table's size after them, as six little-endian i32s.
 const tableGrower = `(module
   (memory (export "memory") 1)
-  (table $t 1 funcref)
+  (table $t 1 0xffffffff funcref)
+  (table $fixed 1 funcref)
   (global $init (mut i32) (i32.const 0))
   (func (export "_initialize")
     (global.set $init (table.grow $t (ref.null func) (i32.const 0xfffffff0))))
@@ -32,13 +34,14 @@ const tableGrower = `(module
     (i32.store (i32.const 72) (table.grow $t (ref.null func) (i32.const 0xfffffff0)))
     (i32.store (i32.const 76) (table.grow $t (ref.null func) (i32.const 1000)))
     (i32.store (i32.const 80) (table.size $t))
-    (i64.const 0x4000000014)))` // region [64, 84)
+    (i32.store (i32.const 84) (table.grow $fixed (ref.null func) (i32.const 1)))
+    (i64.const 0x4000000018)))` // region [64, 88)
 
 // A guest growing its table by billions of elements gets -1, as the
 // specification allows when a table cannot grow, and can go on; a grow
-// within bounds still succeeds. Without the maxima that bounds.Check writes
-// into the module, the grow in _initialize ends the test process with
-// "fatal error: out of memory".
+// within bounds still succeeds, but for a table that declares no maximum.
+// Without the maxima that bounds.Check writes into the module, the grow in
+// _initialize ends the test process with "fatal error: out of memory".
 func TestTableGrowCapped(t *testing.T) {
 	wasm, err := sandboxtest.Wat2Wasm([]byte(tableGrower))
 	if err != nil {
@@ -53,16 +56,16 @@ func TestTableGrowCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 20 {
-		t.Fatalf("call returned %d bytes, want 20", len(out))
+	if len(out) != 24 {
+		t.Fatalf("call returned %d bytes, want 24", len(out))
 	}
-	var got [5]int32
+	var got [6]int32
 	for i := range got {
 		got[i] = int32(binary.LittleEndian.Uint32(out[4*i:]))
 	}
-	if want := [5]int32{-1, -1, -1, 1, 1001}; got != want {
-		t.Errorf("table.grow returned %d in _initialize, %d, %d and %d in the call; size %d. Want %d",
-			got[0], got[1], got[2], got[3], got[4], want)
+	if want := [6]int32{-1, -1, -1, 1, 1001, -1}; got != want {
+		t.Errorf("table.grow returned %d in _initialize, %d, %d and %d in the call; size %d; %d for the fixed table. Want %d",
+			got[0], got[1], got[2], got[3], got[4], got[5], want)
 	}
 }
 

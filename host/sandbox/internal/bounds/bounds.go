@@ -1,6 +1,6 @@
 // Package bounds checks, before wazero decodes a module, that every count
 // and length in the module's binary fits in the bytes that follow it, and
-// that the module's tables start small and cannot grow large.
+// that the module's tables start small and cannot grow past a maximum.
 //
 // wazero's decoder (v1.12) allocates what a count or a length says before it
 // reads the elements: a vector of 2^32 exports, a name of 4 GiB, 2^32 locals.
@@ -12,7 +12,12 @@
 // when a module is instantiated, 8 bytes an element, and five bytes ask for
 // 2^27 elements: Check also bounds their initial sizes. They grow at run time
 // by whatever table.grow asks, up to their declared maximum and with no
-// limit of wazero's own, so Check gives every table a maximum (tables.go).
+// limit of wazero's own, so Check gives every table a maximum (tables.go),
+// which the sandbox counts against the instance's memory limit.
+//
+// Instrument (fuel.go), which meters the guest, also refuses a module whose
+// compilation would take wazero time growing faster than the module's size
+// (cost.go).
 //
 // Check follows the binary format of the features wazero enables by default
 // (WebAssembly 2.0: bulk memory, multi-value, reference types, SIMD, ...).
@@ -24,7 +29,18 @@ package bounds
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
 )
+
+// Features are the WebAssembly features whose binary format Check and
+// Instrument read, those of WebAssembly 2.0: the runtime that compiles what
+// they return must enable these and no others. They are wazero's defaults
+// (v1.12), named one by one so that a wazero whose defaults change fails
+// TestFeatures rather than have its new instructions met here unread.
+const Features = api.CoreFeatureMutableGlobal | api.CoreFeatureBulkMemoryOperations | api.CoreFeatureMultiValue |
+	api.CoreFeatureNonTrappingFloatToIntConversion | api.CoreFeatureReferenceTypes | api.CoreFeatureSignExtensionOps |
+	api.CoreFeatureSIMD
 
 // Limits of the WebAssembly JavaScript API, which browsers enforce, so that
 // no module that runs in a browser is refused for them.
@@ -70,14 +86,16 @@ const header = "\x00asm\x01\x00\x00\x00"
 // MaxTableElements elements, if it imports a table, or if a part of the
 // binary cannot be read.
 //
-// Otherwise it returns the module to compile: wasm itself when the maxima
-// its tables declare add up to at most MaxTableElements, else a copy whose
-// table section lowers them, or sets them where none is declared, so that
-// they do (see tableMaxima). wasm is never modified. A table.grow past its
-// table's maximum returns -1 to the guest, as the specification allows. A
-// module that does not start like a WebAssembly binary is returned as it is,
-// for wazero to refuse.
-func Check(wasm []byte) ([]byte, error) {
+// Otherwise it returns the module to compile: wasm itself when every table
+// declares a maximum and they leave the tables at most growth elements
+// beyond their initial sizes, and MaxTableElements in all; else a copy
+// whose table section lowers them so that they do, and sets the maximum of
+// a table that declares none to its initial size (see tableMaxima). wasm is
+// never modified. A table.grow past its table's
+// maximum returns -1 to the guest, as the specification allows. A module
+// that does not start like a WebAssembly binary is returned as it is, for
+// wazero to refuse.
+func Check(wasm []byte, growth uint64) ([]byte, error) {
 	if len(wasm) < len(header) || string(wasm[:len(header)]) != header {
 		return wasm, nil // wazero refuses it before allocating anything
 	}
@@ -107,7 +125,7 @@ func Check(wasm []byte) ([]byte, error) {
 			return nil, fmt.Errorf("%s at offset %d: %w", sectionName(id), start, err)
 		}
 	}
-	return c.capTables(), nil
+	return c.capTables(growth), nil
 }
 
 func sectionName(id byte) string {

@@ -120,7 +120,7 @@ func TestCheckRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := bounds.Check(tt.wasm)
+			_, err := bounds.Check(tt.wasm, bounds.MaxTableElements)
 			if tt.want == "" {
 				// Left to wazero: nothing in this section allocates by a size.
 				if err != nil {
@@ -169,7 +169,7 @@ func TestCheckAccepts(t *testing.T) {
 			name("m"), name("g"), []byte{3, 0x64, 0x70, 1},
 		)),
 	} {
-		if _, err := bounds.Check(wasm); err != nil {
+		if _, err := bounds.Check(wasm, bounds.MaxTableElements); err != nil {
 			t.Errorf("%s: Check = %v", name, err)
 		}
 	}
@@ -183,13 +183,13 @@ func TestCheckTestGuests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, wasm := range mods {
-		if _, err := bounds.Check(wasm); err != nil {
+		if _, err := bounds.Check(wasm, bounds.MaxTableElements); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 		// Every prefix of a valid module is refused or left to wazero,
 		// never read past its end.
 		for n := range wasm {
-			_, _ = bounds.Check(wasm[:n])
+			_, _ = bounds.Check(wasm[:n], bounds.MaxTableElements)
 		}
 	}
 }

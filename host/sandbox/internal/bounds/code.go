@@ -11,19 +11,27 @@ import "fmt"
 
 // Opcodes that open or close a block, or carry immediates of their own.
 const (
+	opUnreachable = 0x00
 	opBlock       = 0x02
 	opLoop        = 0x03
 	opIf          = 0x04
+	opElse        = 0x05
 	opEnd         = 0x0b
 	opBr          = 0x0c
 	opBrIf        = 0x0d
 	opBrTable     = 0x0e
+	opReturn      = 0x0f
 	opCall        = 0x10
 	opCallIndir   = 0x11
 	opSelectTyped = 0x1c
 	opLocalGet    = 0x20
+	opLocalSet    = 0x21
+	opLocalTee    = 0x22
+	opGlobalGet   = 0x23
 	opTableSet    = 0x26
 	opLoadFirst   = 0x28
+	opLoadLast    = 0x35
+	opStoreFirst  = 0x36
 	opStoreLast   = 0x3e
 	opMemorySize  = 0x3f
 	opMemoryGrow  = 0x40

@@ -67,12 +67,23 @@ type section struct {
 // described above, with its start function, if any, exported as StartExport
 // instead of started. wasm is not modified. It refuses a module with an
 // instruction outside WebAssembly 2.0, a function body that does not end
-// where its size says, or an import or export of the names it adds.
+// where its size says, or an import or export of the names it adds; and,
+// with an error wrapping ErrCompileCost, a module whose compilation would
+// cost wazero more than CompileWorkPerByte a byte (cost.go).
 func Instrument(wasm []byte) ([]byte, error) {
 	if len(wasm) < len(header) || string(wasm[:len(header)]) != header {
 		return wasm, nil // wazero refuses it
 	}
-	in := instrumenter{wasm: wasm}
+	in, err := scanModule(wasm)
+	if err != nil {
+		return nil, err
+	}
+	return in.rewrite()
+}
+
+// scanModule returns the instrumenter of wasm with every section scanned.
+func scanModule(wasm []byte) (*instrumenter, error) {
+	in := &instrumenter{wasm: wasm}
 	r := reader{b: wasm, pos: len(header), end: len(wasm)}
 	for r.pos < r.end {
 		start := r.pos
@@ -92,7 +103,7 @@ func Instrument(wasm []byte) ([]byte, error) {
 			return nil, fmt.Errorf("%s at offset %d: %w", sectionName(id), start, err)
 		}
 	}
-	return in.rewrite()
+	return in, nil
 }
 
 // instrumenter collects what the rewrite needs from one module.
@@ -113,6 +124,19 @@ type instrumenter struct {
 	hasStart bool
 	// blocks is instrumentBody's stack of open blocks.
 	blocks []block
+	// imports counts the imports of every kind.
+	imports uint32
+	// typeArity is the arity of each function type, and funcTypes the type
+	// of each function the module defines, so that cost knows every
+	// function's locals and every block's parameters and results.
+	typeArity []arity
+	funcTypes []uint32
+	// mutableGlobals counts the mutable globals, and memory whether the
+	// module has a memory: wazero reloads them after every call.
+	mutableGlobals uint32
+	memory         bool
+	// cost counts the work of compiling the module (cost.go).
+	cost costModel
 }
 
 // scan records s and what the rewrite needs from its body.
@@ -122,10 +146,17 @@ func (in *instrumenter) scan(s section, body reader) error {
 	switch s.id {
 	case sectionType:
 		in.types, err = body.u32()
+		if err == nil {
+			in.typeArity, err = scanTypes(body)
+		}
+	case sectionFunction:
+		in.funcTypes, err = scanFunctions(body)
 	case sectionImport:
 		err = in.scanImports(body)
 	case sectionGlobal:
-		in.globals, err = scanGlobals(body)
+		in.globals, err = in.scanGlobals(body)
+	case sectionMemory:
+		in.memory = true
 	case sectionExport:
 		err = scanExports(body)
 	case sectionStart:
@@ -137,6 +168,7 @@ func (in *instrumenter) scan(s section, body reader) error {
 
 func (in *instrumenter) scanImports(r reader) error {
 	n, err := r.count(4)
+	in.imports = n
 	for i := uint32(0); err == nil && i < n; i++ {
 		var mod, name []byte
 		var kind byte
@@ -148,21 +180,53 @@ func (in *instrumenter) scanImports(r reader) error {
 			err = fmt.Errorf("import %s.%s: the name is reserved for the host", mod, name)
 		case kind == 0:
 			in.importedFuncs++
+		case kind == 2:
+			in.memory = true
 		case kind == 3:
 			in.importedGlobals++
+			if r.b[r.pos-1] == 1 { // the global's mutability, read last
+				in.mutableGlobals++
+			}
 		}
 	}
 	return err
 }
 
+// scanTypes returns the arity of each type of the type section r, after
+// its count.
+func scanTypes(r reader) ([]arity, error) {
+	var ts []arity
+	var err error
+	for err == nil && r.pos < r.end {
+		ts, err = appendTypes(ts, &r)
+	}
+	return ts, err
+}
+
+// scanFunctions returns the type of each function of the function section.
+func scanFunctions(r reader) ([]uint32, error) {
+	n, err := r.count(1)
+	types := make([]uint32, 0, n)
+	for i := uint32(0); err == nil && i < n; i++ {
+		var t uint32
+		t, err = r.u32()
+		types = append(types, t)
+	}
+	return types, err
+}
+
 // scanGlobals reads the global section, which Check only counts, so that
 // the rewrite can copy its entries without checking them again, and returns
 // its count.
-func scanGlobals(r reader) (uint32, error) {
+func (in *instrumenter) scanGlobals(r reader) (uint32, error) {
 	n, err := r.count(3)
 	for i := uint32(0); err == nil && i < n; i++ {
 		if err = valueType(&r); err == nil {
-			if _, err = r.byte(); err == nil { // mutability
+			var mutable byte
+			if mutable, err = r.byte(); err == nil {
+				if mutable == 1 {
+					in.mutableGlobals++
+				}
 				err = constExpr(&r)
 			}
 		}

@@ -74,6 +74,13 @@ func (in *instrumenter) appendCode(out []byte, s section) ([]byte, error) {
 		return nil, err
 	}
 	c := newCheckpoint(in.importedGlobals+in.globals, in.importedFuncs)
+	in.cost.importedFuncs, in.cost.types = in.importedFuncs, in.typeArity
+	// After a call, wazero reloads every mutable global, the fuel's too,
+	// and the memory's base and size.
+	in.cost.reloads = uint64(in.mutableGlobals) + 1
+	if in.memory {
+		in.cost.reloads += 2
+	}
 	out = append(out, sectionCode)
 	sectionSize := len(out)
 	out = appendULEB(append(out, padding...), uint64(n))
@@ -88,12 +95,18 @@ func (in *instrumenter) appendCode(out []byte, s section) ([]byte, error) {
 		}
 		bodySize := len(out)
 		out = append(out, padding...)
-		if out, err = in.instrumentBody(out, code, c); err != nil {
+		if out, err = in.instrumentBody(out, code, c, i); err != nil {
 			return nil, fmt.Errorf("function body %d: %w", i, err)
 		}
 		setPadded(out[bodySize:], len(out)-bodySize-paddedLen)
 	}
 	if err := r.done(); err != nil {
+		return nil, err
+	}
+	// With the type, import and global the instrumentation adds.
+	err = in.cost.check(uint64(len(in.wasm)), uint64(len(in.typeArity))+1, uint64(in.importedGlobals+in.globals)+1,
+		uint64(in.imports)+1, uint64(n))
+	if err != nil {
 		return nil, err
 	}
 	setPadded(out[sectionSize:], len(out)-sectionSize-paddedLen)
@@ -107,20 +120,30 @@ type block struct {
 	start    int // the number of instructions before it
 }
 
-// instrumentBody appends to out the function body r, its locals and code,
-// with a checkpoint at its start and after every loop's block type, and
-// calls and ref.func moved.
-func (in *instrumenter) instrumentBody(out []byte, r reader, c checkpoint) ([]byte, error) {
+// instrumentBody appends to out the body r of function fn (counted from
+// the first the module defines), its locals and code, with a checkpoint at
+// its start and after every loop's block type, and calls and ref.func
+// moved. It follows the code in in.cost.
+func (in *instrumenter) instrumentBody(out []byte, r reader, c checkpoint, fn uint32) ([]byte, error) {
 	start := r.pos
 	groups, err := r.count(2)
+	var variables uint64
 	for i := uint32(0); err == nil && i < groups; i++ {
-		if _, err = r.u32(); err == nil {
+		var n uint32
+		if n, err = r.u32(); err == nil {
+			variables += uint64(n)
 			err = valueType(&r)
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("locals: %w", err)
 	}
+	var a arity
+	if int(fn) < len(in.funcTypes) && int(in.funcTypes[fn]) < len(in.typeArity) {
+		a = in.typeArity[in.funcTypes[fn]]
+	}
+	in.cost.begin(fn, variables+uint64(a.params), a.results)
+	in.cost.checkpoint()
 	out = append(out, r.b[start:r.pos]...)
 	out, at := c.appendTo(out)
 	blocks := append(in.blocks[:0], block{weightAt: at})
@@ -136,6 +159,7 @@ func (in *instrumenter) instrumentBody(out []byte, r reader, c checkpoint) ([]by
 			return nil, fmt.Errorf("offset %d: %w", at, err)
 		}
 		count++
+		in.cost.instruction(op, r.b[at+1:r.pos])
 		switch op {
 		case opCall, opRefFunc:
 			index := reader{b: r.b, pos: at + 1, end: r.pos}
@@ -147,6 +171,7 @@ func (in *instrumenter) instrumentBody(out []byte, r reader, c checkpoint) ([]by
 			out = append(out, r.b[run:r.pos]...)
 			var w int
 			out, w = c.appendTo(out)
+			in.cost.checkpoint()
 			blocks = append(blocks, block{weightAt: w, start: count})
 			run = r.pos
 		case opBlock, opIf:
@@ -163,6 +188,7 @@ func (in *instrumenter) instrumentBody(out []byte, r reader, c checkpoint) ([]by
 			if r.pos != r.end {
 				return nil, fmt.Errorf("offset %d: code after the function's end", r.pos)
 			}
+			in.cost.end()
 			return append(out, r.b[run:r.pos]...), nil
 		}
 	}

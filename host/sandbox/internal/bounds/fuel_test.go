@@ -410,7 +410,7 @@ func FuzzInstrument(f *testing.F) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer rt.Close(ctx)
 	f.Fuzz(func(t *testing.T, wasm []byte) {
-		checked, err := bounds.Check(wasm)
+		checked, err := bounds.Check(wasm, bounds.MaxTableElements)
 		if err != nil {
 			return
 		}
@@ -462,7 +462,7 @@ func TestInstrumentMalformedGlobals(t *testing.T) {
 		{0x02, 0x7f, 0x00, 0x41, 0x00, 0x0b}, // two counted, one there
 	} {
 		wasm := module(section(6, body))
-		if _, err := bounds.Check(wasm); err != nil {
+		if _, err := bounds.Check(wasm, bounds.MaxTableElements); err != nil {
 			t.Fatalf("global section %x: Check refuses it (%v); the test needs one it passes", body, err)
 		}
 		if _, err := bounds.Instrument(wasm); err == nil {

@@ -6,9 +6,10 @@ import (
 )
 
 // tableMaxima keeps the tables within the budget, never raises or lowers a
-// maximum past what the table declares, and leaves unused no more budget
-// than the rounding of its even shares (less than one element a table)
-// unless every table reached its declared maximum.
+// maximum past what the table declares, keeps the initial size of a table
+// that declares none, and leaves unused no more budget than the rounding of
+// its even shares (less than one element a table) unless every table that
+// may grow reached its declared maximum.
 func TestTableMaximaProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 10000 {
@@ -29,10 +30,10 @@ func TestTableMaximaProperties(t *testing.T) {
 		saturated := true
 		for i, l := range ts {
 			sum += uint64(maxima[i])
-			if maxima[i] < l.min || l.hasMax() && maxima[i] > l.max {
+			if maxima[i] < l.min || l.hasMax() && maxima[i] > l.max || !l.hasMax() && maxima[i] != l.min {
 				t.Fatalf("tables %+v, budget %d: maxima %v", ts, budget, maxima)
 			}
-			saturated = saturated && l.hasMax() && maxima[i] == l.max
+			saturated = saturated && (!l.hasMax() || maxima[i] == l.max)
 		}
 		if sum > budget || !saturated && sum+uint64(len(ts)) <= budget {
 			t.Fatalf("tables %+v, budget %d: maxima %v add up to %d", ts, budget, maxima, sum)

@@ -31,9 +31,12 @@ func (c *checker) tableSection(start int, body reader) error {
 // capTables returns the module with the maxima of tableMaxima: the module
 // itself when every table already declares its maximum, else a copy with a
 // table section encoded anew.
-func (c *checker) capTables() []byte {
+func (c *checker) capTables(growth uint64) []byte {
 	wasm := c.r.b
-	maxima := tableMaxima(c.tables, MaxTableElements)
+	// Check made sure that the minima add up to at most MaxTableElements.
+	budget := MaxTableElements - c.tableBudget
+	budget = min(MaxTableElements, budget+growth)
+	maxima := tableMaxima(c.tables, budget)
 	if !slices.ContainsFunc(c.tables, func(l limitsType) bool { return !l.hasMax() }) &&
 		slices.EqualFunc(c.tables, maxima, func(l limitsType, max uint32) bool { return l.max == max }) {
 		return wasm
@@ -61,12 +64,19 @@ func (c *checker) capTables() []byte {
 }
 
 // tableMaxima returns the maximum of each table of ts such that the maxima
-// add up to at most budget, leaving each as large as it can be: what the
-// budget leaves beyond the tables' initial sizes is shared evenly among the
-// tables, and the share a table cannot use, because the maximum it declares
-// is lower, goes to the others. So a module with one table, as compilers
-// write them, may grow it to budget elements, or to the maximum it
-// declares if that is lower. The sum of the minima must not exceed budget.
+// add up to at most budget, leaving each as large as it can be: a table
+// that declares no maximum keeps its initial size, and what the budget
+// leaves beyond the tables' initial sizes is shared evenly among the tables
+// that declare room to grow, the share a table cannot use, because the
+// maximum it declares is lower, going to the others. So a module with one
+// table may grow it to the maximum it declares, or budget elements if that
+// is lower. The sum of the minima must not exceed budget.
+//
+// Tables count against the instance's memory limit at their maximum (the
+// sandbox's Runtime.compile): a table that may grow without bound would
+// take all of it, so one may grow only within a maximum it declares.
+// Compilers declare none for tables they never grow (Go), or one equal to
+// the initial size (LLVM).
 //
 // A maximum below the minimum is kept, for wazero to refuse.
 func tableMaxima(ts []limitsType, budget uint64) []uint32 {
@@ -74,7 +84,7 @@ func tableMaxima(ts []limitsType, budget uint64) []uint32 {
 	// headroom is how far a table may grow by its own declaration.
 	headroom := func(l limitsType) uint64 {
 		if !l.hasMax() {
-			return 1 << 32
+			return 0
 		}
 		return uint64(l.max) - uint64(min(l.min, l.max))
 	}
@@ -98,6 +108,39 @@ func tableMaxima(ts []limitsType, budget uint64) []uint32 {
 		remaining -= grow
 	}
 	return maxima
+}
+
+// TableElements returns how many elements the tables of wasm, a module
+// Check returned, may hold in all: the sum of their maxima.
+func TableElements(wasm []byte) uint64 {
+	if len(wasm) < len(header) || string(wasm[:len(header)]) != header {
+		return 0
+	}
+	var n uint64
+	r := reader{b: wasm, pos: len(header), end: len(wasm)}
+	for r.pos < r.end {
+		id, err := r.byte()
+		if err != nil {
+			return n
+		}
+		size, err := r.u32()
+		if err != nil {
+			return n
+		}
+		body, err := r.sub(uint64(size))
+		if err != nil || id != sectionTable {
+			continue
+		}
+		count, _ := body.u32()
+		for range count {
+			l, err := tableType(&body)
+			if err != nil {
+				return n
+			}
+			n += uint64(l.max)
+		}
+	}
+	return n
 }
 
 // appendULEB appends v as an unsigned LEB128 number.

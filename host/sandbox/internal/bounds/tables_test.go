@@ -33,33 +33,35 @@ func TestCheckCapsTables(t *testing.T) {
 		want     []byte // the body after Check; nil when unchanged
 		wantSame bool
 	}{
+		// A table that declares no maximum does not grow.
 		{"no maximum", bytes.Join([][]byte{uleb(1), {0x70, 0}, uleb(5)}, nil),
-			bytes.Join([][]byte{uleb(1), {0x70, 1}, uleb(5), budget}, nil), false},
+			bytes.Join([][]byte{uleb(1), {0x70, 1}, uleb(5), uleb(5)}, nil), false},
 		{"maximum too large", bytes.Join([][]byte{uleb(1), {0x70, 1}, uleb(5), uleb(1<<32 - 1)}, nil),
 			bytes.Join([][]byte{uleb(1), {0x70, 1}, uleb(5), budget}, nil), false},
 		{"maximum kept", bytes.Join([][]byte{uleb(1), {0x70, 1}, uleb(5), uleb(189)}, nil), nil, true},
 		{"maximum of the budget kept", bytes.Join([][]byte{uleb(1), {0x70, 1}, uleb(0), budget}, nil), nil, true},
 		{"maximum below minimum kept, for wazero to refuse", bytes.Join([][]byte{uleb(1), {0x70, 1}, uleb(5), uleb(3)}, nil), nil, true},
 		{"shared, for wazero to refuse", bytes.Join([][]byte{uleb(1), {0x70, 2}, uleb(0)}, nil),
-			bytes.Join([][]byte{uleb(1), {0x70, 3}, uleb(0), budget}, nil), false},
-		// Two tables that may grow share the budget evenly.
-		{"two tables", bytes.Join([][]byte{uleb(2), {0x70, 0}, uleb(0), {0x6f, 0}, uleb(0)}, nil),
-			bytes.Join([][]byte{uleb(2), {0x70, 1}, uleb(0), uleb(5_000_000), {0x6f, 1}, uleb(0), uleb(5_000_000)}, nil), false},
+			bytes.Join([][]byte{uleb(1), {0x70, 3}, uleb(0), uleb(0)}, nil), false},
+		// Two tables that may grow share the budget evenly; one that
+		// declares no maximum keeps its size.
+		{"two tables", bytes.Join([][]byte{uleb(3), {0x70, 1}, uleb(0), uleb(1<<32 - 1), {0x6f, 1}, uleb(0), uleb(1<<32 - 1), {0x70, 0}, uleb(0)}, nil),
+			bytes.Join([][]byte{uleb(3), {0x70, 1}, uleb(0), uleb(5_000_000), {0x6f, 1}, uleb(0), uleb(5_000_000), {0x70, 1}, uleb(0), uleb(0)}, nil), false},
 		// What a table declares it will not use goes to the other one,
 		// whatever their order; minima count.
-		{"share given back", bytes.Join([][]byte{uleb(2), {0x70, 0}, uleb(4), {0x6f, 1}, uleb(0), uleb(10)}, nil),
+		{"share given back", bytes.Join([][]byte{uleb(2), {0x70, 1}, uleb(4), uleb(1<<32 - 1), {0x6f, 1}, uleb(0), uleb(10)}, nil),
 			bytes.Join([][]byte{uleb(2), {0x70, 1}, uleb(4), uleb(bounds.MaxTableElements - 10), {0x6f, 1}, uleb(0), uleb(10)}, nil), false},
 		{"initializer prefix", bytes.Join([][]byte{uleb(1), {0x40, 0, 0x70, 0}, uleb(1), {0xd0, 0x70, 0x0b}}, nil),
-			bytes.Join([][]byte{uleb(1), {0x40, 0, 0x70, 1}, uleb(1), budget, {0xd0, 0x70, 0x0b}}, nil), false},
+			bytes.Join([][]byte{uleb(1), {0x40, 0, 0x70, 1}, uleb(1), uleb(1), {0xd0, 0x70, 0x0b}}, nil), false},
 		// The section grows past 127 bytes: its size takes two bytes.
-		{"forty tables", forty([]byte{0}, uleb(0)), forty([]byte{1}, uleb(0), uleb(bounds.MaxTableElements/40)), false},
+		{"forty tables", forty([]byte{0}, uleb(0)), forty([]byte{1}, uleb(0), uleb(0)), false},
 		{"no tables", uleb(0), nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := module(section(4, tt.tables), memory)
 			orig := bytes.Clone(in)
-			out, err := bounds.Check(in)
+			out, err := bounds.Check(in, bounds.MaxTableElements)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +78,7 @@ func TestCheckCapsTables(t *testing.T) {
 				t.Errorf("Check =\n%x, want\n%x", out, want)
 			}
 			// Once capped, a module needs no more capping.
-			again, err := bounds.Check(out)
+			again, err := bounds.Check(out, bounds.MaxTableElements)
 			if err != nil || &again[0] != &out[0] {
 				t.Errorf("Check of its own result = %x, %v; want the same module", again, err)
 			}
@@ -84,11 +86,13 @@ func TestCheckCapsTables(t *testing.T) {
 	}
 }
 
-// tableGuest starts with two tables, grows them in its start function by
-// more than the budget allows, and exports functions that grow them.
+// tableGuest starts with two tables that may grow without bound and one
+// that declares no maximum, grows the first in its start function by more
+// than the budget allows, and exports functions that grow them.
 const tableGuest = `(module
-  (table $a 10 funcref)
-  (table $b 0 externref)
+  (table $a 10 0xffffffff funcref)
+  (table $b 0 0xffffffff externref)
+  (table $c 3 funcref)
   (global $start (export "start") (mut i32) (i32.const 0))
   (func $grow_start
     (global.set $start (table.grow $a (ref.null func) (i32.const 0xfffffff0))))
@@ -97,17 +101,20 @@ const tableGuest = `(module
     (table.grow $a (ref.null func) (local.get 0)))
   (func (export "grow_b") (param i32) (result i32)
     (table.grow $b (ref.null extern) (local.get 0)))
+  (func (export "grow_c") (param i32) (result i32)
+    (table.grow $c (ref.null func) (local.get 0)))
   (func (export "size_a") (result i32) (table.size $a)))`
 
-// With the capped module, wazero refuses a table.grow past the budget with
-// -1, as the specification allows, and performs those within it. Without
-// the cap, the grow in the start function would end the test process.
+// With the capped module, wazero refuses a table.grow past the budget, or of
+// a table that declares no maximum, with -1, as the specification allows,
+// and performs those within it. Without the cap, the grow in the start
+// function would end the test process.
 func TestCappedTablesGrow(t *testing.T) {
 	wasm, err := sandboxtest.Wat2Wasm([]byte(tableGuest))
 	if err != nil {
 		t.Fatal(err)
 	}
-	capped, err := bounds.Check(wasm)
+	capped, err := bounds.Check(wasm, bounds.MaxTableElements)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,9 +136,9 @@ func TestCappedTablesGrow(t *testing.T) {
 	if got := api.DecodeI32(mod.ExportedGlobal("start").Get()); got != -1 {
 		t.Errorf("table.grow of 2^32-16 in the start function = %d, want -1", got)
 	}
-	// Each table's share of the budget is half of what the initial sizes
-	// leave.
-	half := uint64(bounds.MaxTableElements-10) / 2
+	// Each table that may grow gets half of what the initial sizes leave,
+	// the second the odd element.
+	half := uint64(bounds.MaxTableElements-13) / 2
 	for _, tt := range []struct {
 		fn    string
 		delta uint64
@@ -143,8 +150,9 @@ func TestCappedTablesGrow(t *testing.T) {
 		{"grow_a", 1000, 10},
 		{"grow_a", half - 1000, 1010},
 		{"grow_a", 1, -1},
-		{"grow_b", half + 1, -1},
+		{"grow_b", half + 2, -1},
 		{"grow_b", 5, 0},
+		{"grow_c", 1, -1},
 	} {
 		if got := call(tt.fn, tt.delta); got != tt.want {
 			t.Errorf("%s(%d) = %d, want %d", tt.fn, tt.delta, got, tt.want)
@@ -174,7 +182,8 @@ func sectionsOf(t *testing.T, wasm []byte) (ids []byte, bodies [][]byte) {
 
 // The guest modules `make plugins` builds are left alone but for the
 // maxima of their tables: those that declare one (C, Rust, AssemblyScript)
-// are returned as they are; Go's, which declare none, get the budget. What
+// are returned as they are; Go's, which declare none, get their initial
+// size. What
 // wazero makes of them is otherwise the same (checked for one module of
 // each toolchain).
 func TestCheckBuiltGuests(t *testing.T) {
@@ -191,7 +200,7 @@ func TestCheckBuiltGuests(t *testing.T) {
 	defer rt.Close(ctx)
 	compile := sandboxtest.Representative(mods)
 	for name, wasm := range mods {
-		out, err := bounds.Check(wasm)
+		out, err := bounds.Check(wasm, bounds.MaxTableElements)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -217,7 +226,7 @@ func TestCheckBuiltGuests(t *testing.T) {
 			}
 			switch in[2] {
 			case 0:
-				if want := slices.Concat([]byte{1, 0x70, 1}, in[3:], budget); !bytes.Equal(out, want) {
+				if want := slices.Concat([]byte{1, 0x70, 1}, in[3:], in[3:]); !bytes.Equal(out, want) {
 					t.Errorf("%s: table section %x became %x, want %x", name, in, out, want)
 				}
 			case 1:
@@ -285,14 +294,14 @@ func FuzzCheck(f *testing.F) {
 	defer rt.Close(ctx)
 	f.Fuzz(func(t *testing.T, wasm []byte) {
 		orig := bytes.Clone(wasm)
-		out, err := bounds.Check(wasm)
+		out, err := bounds.Check(wasm, bounds.MaxTableElements)
 		if !bytes.Equal(wasm, orig) {
 			t.Fatal("Check modified its argument")
 		}
 		if err != nil || len(out) == len(wasm) && (len(out) == 0 || &out[0] == &wasm[0]) {
 			return
 		}
-		if again, err := bounds.Check(out); err != nil || &again[0] != &out[0] {
+		if again, err := bounds.Check(out, bounds.MaxTableElements); err != nil || &again[0] != &out[0] {
 			t.Fatalf("Check of its own result %x = %x, %v", out, again, err)
 		}
 		before, errBefore := rt.CompileModule(ctx, wasm)
@@ -308,4 +317,22 @@ func FuzzCheck(f *testing.F) {
 			_ = after.Close(ctx)
 		}
 	})
+}
+
+// The tables that declare room to grow share at most growth elements
+// beyond their initial sizes: what the sandbox lets tables take of an
+// instance's memory limit.
+func TestCheckTableGrowth(t *testing.T) {
+	tables := bytes.Join([][]byte{uleb(3), {0x70, 1}, uleb(5), uleb(1<<32 - 1), {0x6f, 1}, uleb(2), uleb(4), {0x70, 0}, uleb(7)}, nil)
+	out, err := bounds.Check(module(section(4, tables)), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Join([][]byte{uleb(3), {0x70, 1}, uleb(5), uleb(5 + 998), {0x6f, 1}, uleb(2), uleb(4), {0x70, 1}, uleb(7), uleb(7)}, nil)
+	if !bytes.Equal(out, module(section(4, want))) {
+		t.Errorf("Check = %x, want %x", out, module(section(4, want)))
+	}
+	if got := bounds.TableElements(out); got != 5+998+4+7 {
+		t.Errorf("TableElements = %d, want %d", got, 5+998+4+7)
+	}
 }

@@ -6,37 +6,50 @@ import "fmt"
 
 // typeEntry is a function type, or a recursion group of them.
 func typeEntry(r *reader) error {
+	_, err := appendTypes(nil, r)
+	return err
+}
+
+// arity is how many parameters and results a function type has.
+type arity struct{ params, results uint32 }
+
+// appendTypes reads a type entry and appends the arity of each function
+// type it defines to ts.
+func appendTypes(ts []arity, r *reader) ([]arity, error) {
 	b, err := r.byte()
 	if err != nil {
-		return err
+		return ts, err
 	}
 	if b != 0x4e { // not a rec group: b starts a function type
-		return funcType(r, b)
+		return appendFuncType(ts, r, b)
 	}
 	n, err := r.count(3)
 	for i := uint32(0); err == nil && i < n; i++ {
 		if b, err = r.byte(); err == nil {
-			err = funcType(r, b)
+			ts, err = appendFuncType(ts, r, b)
 		}
 	}
-	return err
+	return ts, err
 }
 
-// funcType is a function type after its first byte b.
-func funcType(r *reader, b byte) error {
+// appendFuncType reads a function type after its first byte b and appends
+// its arity to ts.
+func appendFuncType(ts []arity, r *reader, b byte) ([]arity, error) {
 	if b != 0x60 {
-		return fmt.Errorf("function type starts with %#x", b)
+		return ts, fmt.Errorf("function type starts with %#x", b)
 	}
-	for range 2 { // parameters, results
+	var counts [2]uint32 // parameters, results
+	for i := range counts {
 		n, err := r.count(1)
-		for i := uint32(0); err == nil && i < n; i++ {
+		counts[i] = n
+		for j := uint32(0); err == nil && j < n; j++ {
 			err = valueType(r)
 		}
 		if err != nil {
-			return err
+			return ts, err
 		}
 	}
-	return nil
+	return append(ts, arity{counts[0], counts[1]}), nil
 }
 
 // tableType is a table type, with wazero's optional initializer prefix. It
