@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/plugin"
-	"github.com/wasmcp/wasmcp/host/sandbox"
-	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
+	"github.com/wasmcp/wasmcp/host"
 )
 
 // fence returns the body of the first ``` block of the given language in
@@ -33,6 +33,26 @@ func fence(t *testing.T, doc, lang string, from int) (string, int) {
 	return doc[start : start+end], start + end
 }
 
+// wat2wasm assembles wat into path with WABT's wat2wasm, which make deps
+// installs; a plain go test without it skips.
+func wat2wasm(t *testing.T, wat, path string) {
+	t.Helper()
+	tool, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("wat2wasm not found: make deps installs it (Debian: apt-get install wabt)")
+		}
+		t.Skip("needs wat2wasm (make deps installs it)")
+	}
+	src := path + ".wat"
+	if err := os.WriteFile(src, []byte(wat), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(tool, src, "-o", path).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm: %v\n%s", err, out)
+	}
+}
+
 // TestGuestFromDocument builds the WAT guest of ABI.md section 7 exactly as
 // printed, loads it, and checks the result the document says it gives: the
 // document alone is enough to write a guest.
@@ -45,24 +65,22 @@ func TestGuestFromDocument(t *testing.T) {
 	wat, end := fence(t, doc, "wat", 0)
 	want, _ := fence(t, doc, "json", end)
 
-	wasm, err := sandboxtest.Wat2Wasm([]byte(wat))
-	if err != nil {
-		t.Fatal(err) // says to apt-get install wabt when wat2wasm is missing
-	}
+	path := filepath.Join(t.TempDir(), "echo.wasm")
+	wat2wasm(t, wat, path)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := plugin.Load(ctx, "echo.wasm", wasm, plugin.Options{
-		Sandbox: sandbox.Options{Logger: slog.New(slog.DiscardHandler)},
-	})
+	h, err := host.New(ctx, host.NewConfig().WithCacheDir("").WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close(ctx)
+	defer h.Close(ctx)
+	if err := h.LoadFile(ctx, path); err != nil {
+		t.Fatal(err)
+	}
 
 	var logged []string
-	res, err := p.Call(ctx, "echo", json.RawMessage(`{"message":"hi"}`), &sandbox.CallHooks{Log: func(l abi.LogLevel, msg string) {
-		logged = append(logged, l.String()+": "+msg)
-	}})
+	res, err := h.Call(ctx, host.CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`),
+		Log: func(l abi.LogLevel, msg string) { logged = append(logged, l.String()+": "+msg) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +97,7 @@ func TestGuestFromDocument(t *testing.T) {
 
 	// Its wasmcp_alloc grows memory for a large input, as its comment says.
 	big := `{"message":"` + strings.Repeat("x", 300000) + `"}`
-	res, err = p.Call(ctx, "echo", json.RawMessage(big), nil)
+	res, err = h.Call(ctx, host.CallRequest{Tool: "echo", Arguments: json.RawMessage(big)})
 	if err != nil || res.IsError || string(res.StructuredContent) != big {
 		t.Errorf("echo of %d bytes: isError %v, err %v", len(big), res != nil && res.IsError, err)
 	}

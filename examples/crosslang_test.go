@@ -30,8 +30,7 @@ import (
 	"testing"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/plugin"
-	"github.com/wasmcp/wasmcp/host/sandbox"
+	"github.com/wasmcp/wasmcp/host"
 )
 
 // languages are the modules compared, the reference first: file name
@@ -44,9 +43,11 @@ var languages = []struct{ file, lang string }{
 	{"examples-wat", "wat"},
 }
 
+// module is one language's example module, served by a Host of its own:
+// the modules define the same tool names.
 type module struct {
 	lang string
-	p    *plugin.Plugin
+	h    *host.Host
 }
 
 var (
@@ -69,7 +70,7 @@ func modules(t *testing.T) []module {
 	examples := cmp.Or(os.Getenv("WASMCP_EXAMPLES"), plugins)
 	loadOnce.Do(func() {
 		// Compiling the Go module takes most of the time: load in parallel.
-		opts := plugin.Options{Sandbox: sandbox.Options{Logger: slog.New(slog.DiscardHandler)}}
+		cfg := host.NewConfig().WithLogger(slog.New(slog.DiscardHandler))
 		loaded = make([]module, len(languages))
 		errs := make([]error, len(languages))
 		var wg sync.WaitGroup
@@ -80,17 +81,19 @@ func modules(t *testing.T) []module {
 					dir = plugins
 				}
 				path := filepath.Join(dir, l.file+".wasm")
-				wasm, err := os.ReadFile(path)
-				if err != nil {
+				if _, err := os.Stat(path); err != nil {
 					errs[i] = fmt.Errorf("%s example module: %w (run `make plugins`)", l.lang, err)
 					return
 				}
-				p, err := plugin.Load(context.Background(), path, wasm, opts)
+				h, err := host.New(context.Background(), cfg)
+				if err == nil {
+					err = h.LoadFile(context.Background(), path)
+				}
 				if err != nil {
 					errs[i] = fmt.Errorf("%s example module: %w", l.lang, err)
 					return
 				}
-				loaded[i] = module{l.lang, p}
+				loaded[i] = module{l.lang, h}
 			})
 		}
 		wg.Wait()
@@ -167,25 +170,26 @@ func watGetSum(def abi.Tool) abi.Tool {
 
 func TestDefinitions(t *testing.T) {
 	mods := modules(t)
-	ref := mods[0].p.Tools()
+	ref := mods[0].h.Tools() // sorted by name
 	var names []string
 	for _, tool := range ref {
 		names = append(names, tool.Name)
 	}
-	if want := []string{"echo", "get-sum", "get-structured-content", "get-tiny-image", "get-resource-links", "get-error"}; !slices.Equal(names, want) {
+	if want := []string{"echo", "get-error", "get-resource-links", "get-structured-content", "get-sum", "get-tiny-image"}; !slices.Equal(names, want) {
 		t.Fatalf("reference tools %q, want %q", names, want)
 	}
 	for _, m := range mods[1:] {
-		tools := m.p.Tools()
+		tools := m.h.Tools()
 		if len(tools) != len(ref) {
 			t.Errorf("%s: %d tools, want %d", m.lang, len(tools), len(ref))
 			continue
 		}
 		for i, want := range ref {
+			def := want.Tool
 			if m.lang == "wat" && want.Name == "get-sum" {
-				want = watGetSum(want)
+				def = watGetSum(def)
 			}
-			if got, want := canonical(t, tools[i]), canonical(t, want); got != want {
+			if got, want := canonical(t, tools[i].Tool), canonical(t, def); got != want {
 				t.Errorf("%s: tool %d:\n got  %s\n want %s", m.lang, i, got, want)
 			}
 		}
@@ -209,9 +213,8 @@ type call struct {
 func (m module) run(t *testing.T, tool, args string) (*abi.Result, string, []string) {
 	t.Helper()
 	var logs []string
-	res, err := m.p.Call(context.Background(), tool, json.RawMessage(args), &sandbox.CallHooks{Log: func(level abi.LogLevel, msg string) {
-		logs = append(logs, level.String()+": "+msg)
-	}})
+	res, err := m.h.Call(context.Background(), host.CallRequest{Tool: tool, Arguments: json.RawMessage(args),
+		Log: func(level abi.LogLevel, msg string) { logs = append(logs, level.String()+": "+msg) }})
 	if err != nil {
 		t.Fatalf("%s: %s %s: %v", m.lang, tool, args, err)
 	}

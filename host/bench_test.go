@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/host/watcher"
+	"github.com/wasmcp/wasmcp/host/internal/watcher"
 )
 
 // BenchmarkReload measures the time from a module file landing in the

@@ -77,7 +77,7 @@
 //
 // Plugin files are the regular files directly in the directory whose names
 // end in ".wasm" and do not start with '.', '#' or '~' (see
-// host/watcher.DefaultMatch); the initial load and hot reload use the same
+// PluginFiles); the initial load and hot reload use the same
 // rule. A plugin's name is its file name without ".wasm"; LoadFile of a file
 // elsewhere with the name of a loaded plugin replaces that plugin.
 package host

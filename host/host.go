@@ -15,9 +15,9 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/plugin"
-	"github.com/wasmcp/wasmcp/host/registry"
-	"github.com/wasmcp/wasmcp/host/sandbox"
+	"github.com/wasmcp/wasmcp/host/internal/plugin"
+	"github.com/wasmcp/wasmcp/host/internal/registry"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 )
 
 // Tool is a served tool: its definition and the module serving it.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/sandboxtest"
 	"github.com/wasmcp/wasmcp/host/policy"
-	"github.com/wasmcp/wasmcp/host/sandbox"
-	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
 )
 
 // hostileWasm builds testdata/NAME.wat.

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/internal/plugin"
+	"github.com/wasmcp/wasmcp/host/internal/registry"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
+	"github.com/wasmcp/wasmcp/host/internal/watcher"
 	"github.com/wasmcp/wasmcp/host/policy"
-	"github.com/wasmcp/wasmcp/host/registry"
-	"github.com/wasmcp/wasmcp/host/sandbox"
-	"github.com/wasmcp/wasmcp/host/watcher"
 )
 
 // Report is what Inspect learns about a module file.

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/internal/plugin"
+	"github.com/wasmcp/wasmcp/host/internal/registry"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
+	"github.com/wasmcp/wasmcp/host/internal/watcher"
 	"github.com/wasmcp/wasmcp/host/policy"
-	"github.com/wasmcp/wasmcp/host/registry"
-	"github.com/wasmcp/wasmcp/host/sandbox"
 	"github.com/wasmcp/wasmcp/host/trust"
-	"github.com/wasmcp/wasmcp/host/watcher"
 )
 
 // LoadDir loads every plugin file of the configured directory, in parallel,

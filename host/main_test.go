@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/sandboxtest"
 )
 
 // patience bounds every wait so that a broken test fails instead of hanging.

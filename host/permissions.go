@@ -4,9 +4,9 @@ import (
 	"os"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/plugin"
+	"github.com/wasmcp/wasmcp/host/internal/plugin"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/policy"
-	"github.com/wasmcp/wasmcp/host/sandbox"
 	"github.com/wasmcp/wasmcp/host/trust"
 )
 

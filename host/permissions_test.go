@@ -15,8 +15,8 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/sandboxtest"
 	"github.com/wasmcp/wasmcp/host/policy"
-	"github.com/wasmcp/wasmcp/host/sandbox/sandboxtest"
 	"github.com/wasmcp/wasmcp/host/trust"
 )
 

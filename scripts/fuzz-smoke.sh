@@ -7,7 +7,7 @@
 #
 #   scripts/fuzz-smoke.sh               every target, 10s each
 #   FUZZTIME=2m scripts/fuzz-smoke.sh   longer
-#   scripts/fuzz-smoke.sh ./host/plugin only the targets of some packages
+#   scripts/fuzz-smoke.sh ./host/internal/plugin only the targets of some packages
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/sandbox"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 )
 
 // Policy is a parsed policy file. It is immutable and safe for concurrent

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/policy"
-	"github.com/wasmcp/wasmcp/host/sandbox"
 )
 
 func TestLoadMergesDefaults(t *testing.T) {

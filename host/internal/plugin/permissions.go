@@ -1,0 +1,78 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
+)
+
+// Bounds of a permissions request (ABI.md section 4).
+const (
+	maxFSPermissions  = 64
+	maxEnvPermissions = 256
+)
+
+// PermitFunc decides what a module gets of what it requested (nil when its
+// describe document has no permissions). It returns the grants its
+// instances get; anything not in its result is denied. Load refuses the
+// module when it returns an error.
+type PermitFunc func(requested *abi.Permissions) (sandbox.Grants, error)
+
+// Requested is the permissions object of the module's describe document, nil
+// when it has none. Callers must not modify it.
+func (p *Plugin) Requested() *abi.Permissions { return p.requested }
+
+// Granted is what the module's call instances run with.
+func (p *Plugin) Granted() sandbox.Grants { return p.granted }
+
+// permit asks permit for the grants and gives them to the module's future
+// instances. The instance that ran describe had none; SetGrants closes it.
+func (p *Plugin) permit(ctx context.Context, permit PermitFunc) error {
+	if permit == nil {
+		return nil
+	}
+	g, err := permit(p.requested)
+	if err != nil {
+		return fmt.Errorf("permissions: %w", err)
+	}
+	if g.IsZero() {
+		return nil
+	}
+	p.granted = g
+	return p.mod.SetGrants(ctx, g)
+}
+
+// validatePermissions checks a permissions request against ABI.md section 4.
+func validatePermissions(r *abi.Permissions) error {
+	if r == nil {
+		return nil
+	}
+	if len(r.FS) > maxFSPermissions {
+		return fmt.Errorf("%d fs entries, more than %d", len(r.FS), maxFSPermissions)
+	}
+	if len(r.Env) > maxEnvPermissions {
+		return fmt.Errorf("%d env entries, more than %d", len(r.Env), maxEnvPermissions)
+	}
+	var seen []string
+	for _, f := range r.FS {
+		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path {
+			return fmt.Errorf("fs path %q is not an absolute clean path", f.Path)
+		}
+		if slices.Contains(seen, f.Path) {
+			return fmt.Errorf("fs path %s requested twice", f.Path)
+		}
+		seen = append(seen, f.Path)
+	}
+	for _, name := range r.Env {
+		if name == "" || strings.ContainsAny(name, "=\x00") {
+			return errors.New("env names must be non-empty, without '=' or NUL")
+		}
+	}
+	return nil
+}

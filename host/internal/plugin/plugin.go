@@ -1,0 +1,204 @@
+// Package plugin loads a wasmcp guest module as a plugin: it compiles the
+// module in a sandbox, reads and validates its tool definitions, and calls
+// its tools with validated arguments, returning results completed by the
+// rules of ABI.md section 4.
+package plugin
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
+	"github.com/wasmcp/wasmcp/host/internal/schema"
+)
+
+// DefaultMaxInput is the largest arguments document accepted when
+// Options.MaxInput is zero: 4 MiB, the default of ABI.md section 4.
+const DefaultMaxInput = 4 << 20
+
+// Errors of Call. Every other failure is a result with IsError set.
+var (
+	// ErrUnknownTool: the plugin defines no tool of that name.
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrClosed: the plugin was closed; a caller holding a newer version of
+	// the plugin may retry there.
+	ErrClosed = errors.New("plugin closed")
+)
+
+// Failures of a call that Result.Failure wraps, besides the sandbox's own
+// (sandbox.ErrTimeout, ErrMemory, ErrCanceled, ErrTrap, ErrExit,
+// ErrOutputTooLarge, ErrNoResult, ErrMalformed).
+var (
+	// ErrInvalidArguments: the arguments were refused before the guest ran:
+	// over the size limit, not UTF-8, or not valid against the inputSchema.
+	ErrInvalidArguments = errors.New("invalid arguments")
+	// ErrOutputSchema: the tool's structuredContent is missing or does not
+	// match its outputSchema.
+	ErrOutputSchema = errors.New("structured content does not match the output schema")
+)
+
+// Result is what a call gives: the complete result a client gets (ABI.md
+// section 4), and, when the host rather than the tool made it an error,
+// why.
+type Result struct {
+	abi.Result
+	// Failure is nil when the tool ran and returned its result, with
+	// IsError or without. Otherwise the result is the host's explanation,
+	// with IsError, and Failure is its cause, matched with errors.Is:
+	// ErrInvalidArguments, ErrOutputSchema or one of the sandbox's errors.
+	// Only the host sets it, so that a guest cannot pass its own error for a
+	// timeout, say, by writing the host's wording.
+	Failure error `json:"-"`
+}
+
+// Options configure Load.
+type Options struct {
+	// Sandbox configures the module's runtime, limits and logging.
+	Sandbox sandbox.Options
+	// MaxInput is the largest arguments document, in bytes. Zero or less
+	// means DefaultMaxInput.
+	MaxInput int
+	// Permit, when set, decides what the module's permissions request gets
+	// (see permissions.go). Nil grants nothing.
+	Permit PermitFunc
+}
+
+// Plugin is a loaded module and its tools. Its methods are safe for
+// concurrent use.
+type Plugin struct {
+	name, path, sum string
+	mod             *sandbox.Module
+	tools           []abi.Tool
+	byName          map[string]*tool
+	maxInput        int
+	logger          *slog.Logger
+	requested       *abi.Permissions
+	granted         sandbox.Grants
+
+	mu       sync.Mutex
+	inflight int           // calls running; guarded by mu
+	closed   bool          // guarded by mu
+	drained  chan struct{} // closed once closed is set and inflight is 0
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// tool is a definition with its compiled schemas.
+type tool struct {
+	def    abi.Tool
+	input  *schema.Schema
+	output *schema.Schema // nil without outputSchema
+}
+
+// Load compiles wasm, the contents of the file at path, calls its
+// wasmcp_describe and validates every definition: a valid and unique name,
+// an inputSchema of type "object", schemas that compile, at most
+// abi.MaxTools tools. Any failure refuses the whole module, with an error
+// naming the file, the tool and the problem.
+func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin, error) {
+	p := &Plugin{
+		name:     strings.TrimSuffix(filepath.Base(path), ".wasm"),
+		path:     path,
+		maxInput: opts.MaxInput,
+		logger:   opts.Sandbox.Logger,
+		drained:  make(chan struct{}),
+	}
+	if p.maxInput <= 0 {
+		p.maxInput = DefaultMaxInput
+	}
+	if p.logger == nil {
+		p.logger = slog.Default()
+	}
+	mod, err := sandbox.Compile(ctx, p.name, wasm, opts.Sandbox)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	p.mod = mod
+	sum := mod.SHA256() // computed once, by the sandbox, for its compiled code
+	p.sum = hex.EncodeToString(sum[:])
+	doc, err := mod.Describe(ctx)
+	if err == nil {
+		err = p.define(doc)
+	}
+	if err == nil {
+		err = p.permit(ctx, opts.Permit)
+	}
+	if err != nil {
+		_ = mod.Close(ctx)
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Name is the file name without ".wasm"; it names the plugin in messages.
+func (p *Plugin) Name() string { return p.name }
+
+// Path is the file the plugin was loaded from.
+func (p *Plugin) Path() string { return p.path }
+
+// SHA256 is the hex SHA-256 of the module's bytes.
+func (p *Plugin) SHA256() string { return p.sum }
+
+// Tools returns the tool definitions in the order the module gave them. The
+// schemas are shared: callers must not modify them.
+func (p *Plugin) Tools() []abi.Tool { return slices.Clone(p.tools) }
+
+// Info describes the module's imports, exports and ABI version.
+func (p *Plugin) Info() sandbox.Info { return p.mod.Info() }
+
+// enter registers a call, unless the plugin is closed.
+func (p *Plugin) enter() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.inflight++
+	return true
+}
+
+// leave ends a call registered by enter.
+func (p *Plugin) leave() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inflight--
+	if p.closed && p.inflight == 0 {
+		close(p.drained)
+	}
+}
+
+// Close refuses new calls (they get ErrClosed), waits for the calls in
+// flight to finish, and closes the module. If ctx is done first, the module
+// is closed anyway, a call still running in the guest ends with ErrClosed,
+// and Close returns an error wrapping ctx's cause. Close may be called more than once.
+func (p *Plugin) Close(ctx context.Context) error {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		if p.inflight == 0 {
+			close(p.drained)
+		}
+	}
+	p.mu.Unlock()
+
+	var waitErr error
+	select {
+	case <-p.drained:
+	case <-ctx.Done():
+		waitErr = fmt.Errorf("close plugin %s: stopped calls still running: %w", p.name, context.Cause(ctx))
+	}
+	p.closeOnce.Do(func() {
+		// The module must close even when ctx is done.
+		p.closeErr = p.mod.Close(context.WithoutCancel(ctx))
+	})
+	return errors.Join(waitErr, p.closeErr)
+}

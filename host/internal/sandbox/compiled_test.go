@@ -1,0 +1,154 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/sandboxtest"
+)
+
+// TestCompiledModulesShared checks the Runtime's compiled modules: one per
+// content while used, the last maxUnused unused ones kept and found again,
+// older ones closed.
+func TestCompiledModulesShared(t *testing.T) {
+	ctx := context.Background()
+	r, err := NewRuntime(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	mods := make([][]byte, maxUnused+2)
+	for i := range mods {
+		if mods[i], err = sandboxtest.Wat2Wasm(fmt.Appendf(nil, `(module (func (export "f%d")))`, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := r.compile(ctx, mods[0], compileKey{sum: sha256.Sum256(mods[0])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.compile(ctx, mods[0], compileKey{sum: sha256.Sum256(mods[0])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b || a.refs != 2 {
+		t.Fatalf("the same content compiled twice: %p and %p, refs %d", a, b, a.refs)
+	}
+	r.release(ctx, a)
+	r.release(ctx, b)
+	if len(r.modules.unused) != 1 {
+		t.Fatalf("%d unused compiled modules, want 1", len(r.modules.unused))
+	}
+	if again, err := r.compile(ctx, mods[0], compileKey{sum: sha256.Sum256(mods[0])}); err != nil || again != a {
+		t.Fatalf("an unused compiled module was not found again: %p, %v", again, err)
+	}
+	r.release(ctx, a)
+
+	// More unused modules than are kept: the least recently used goes.
+	for _, wasm := range mods[1:] {
+		cm, err := r.compile(ctx, wasm, compileKey{sum: sha256.Sum256(wasm)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.release(ctx, cm)
+	}
+	if n := len(r.modules.unused); n != maxUnused || len(r.modules.byKey) != maxUnused {
+		t.Fatalf("%d unused, %d in all, want %d", n, len(r.modules.byKey), maxUnused)
+	}
+	for _, cm := range r.modules.unused {
+		if cm == a {
+			t.Fatal("the least recently used module was kept")
+		}
+	}
+	if again, err := r.compile(ctx, mods[0], compileKey{sum: sha256.Sum256(mods[0])}); err != nil || again == a {
+		t.Fatalf("a closed compiled module was handed out again: %v", err)
+	}
+}
+
+// TestDescribeKeepsNoInstance checks that a described module that is never
+// called holds no instance, and that its first call creates one to keep.
+func TestDescribeKeepsNoInstance(t *testing.T) {
+	ctx := context.Background()
+	mods, err := sandboxtest.BuildDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compile(ctx, "guest", mods["guest"], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+	if _, err := m.Describe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.idle); n != 0 {
+		t.Fatalf("%d instances kept after describe, want none", n)
+	}
+	if _, err := m.Call(ctx, "echo", []byte(`{}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.idle); n != 1 {
+		t.Fatalf("%d instances kept after a call, want 1", n)
+	}
+}
+
+// TestCompileSurvivesDecoderPanic makes the host's decoding of a module
+// panic, as a parser bug would on some hostile input: Compile must refuse
+// that module with an error, and the next module must still compile.
+func TestCompileSurvivesDecoderPanic(t *testing.T) {
+	ctx := context.Background()
+	mods, err := sandboxtest.BuildDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := prepare
+	prepare = func([]byte, uint64) ([]byte, error) { panic("index out of range [7] with length 7") }
+	_, err = Compile(ctx, "bad", mods["guest"], Options{})
+	prepare = orig
+	if err == nil || !strings.Contains(err.Error(), "the host failed while decoding it (index out of range") {
+		t.Fatalf("err = %v, want a refusal naming the panic", err)
+	}
+	m, err := Compile(ctx, "good", mods["guest"], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = m.Close(ctx)
+}
+
+// A Digest stands only for the bytes it was made from: one of other bytes,
+// even of the same length or a prefix of the same memory, is ignored, so
+// that it cannot give a module another's compiled code.
+func TestDigestOfOtherBytesIgnored(t *testing.T) {
+	ctx := sandboxtest.Context(t)
+	base := sandboxtest.NewGuests("testdata").Get(t, "guest")
+	// Two modules of one length: the guest with a custom section named
+	// "a" or "b" (id 0, size 2, name length 1, name).
+	wasm := append(bytes.Clone(base), 0, 2, 1, 'a')
+	other := append(bytes.Clone(base), 0, 2, 1, 'b')
+	for _, tc := range []struct {
+		name string
+		d    Digest
+	}{
+		{"its own", Sum(wasm)},
+		{"other bytes of the same length", Sum(other)},
+		{"a copy of its bytes", Sum(bytes.Clone(wasm))},
+		{"a prefix of its bytes", Sum(wasm[:len(wasm)-1])},
+	} {
+		d := tc.d
+		m, err := Compile(ctx, "guest", wasm, Options{Digest: &d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.SHA256() != sha256.Sum256(wasm) {
+			t.Errorf("with %s digest: SHA256 %x, want the module's own %x", tc.name, m.SHA256(), compileKey{sum: sha256.Sum256(wasm)})
+		}
+		if m.opts.Digest != nil {
+			t.Errorf("with %s digest: the module keeps it, and the binary with it", tc.name)
+		}
+		_ = m.Close(ctx)
+	}
+}

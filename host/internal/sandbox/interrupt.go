@@ -1,0 +1,62 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/bounds"
+)
+
+// A guest is stopped at its deadline, on cancellation and on Close by the
+// fuel bounds.Instrument meters it with: when the fuel runs out the guest
+// calls yield, which traps if the call is over and otherwise hands out more.
+// yield is also where a guest in a long computation returns to Go, so that
+// the garbage collector can stop its goroutine (see bounds/fuel.go).
+
+// errStopped is what yield traps with when Close stops a running call.
+var errStopped = errors.New("stopped: the module was closed")
+
+// yield implements the instrumentation's wasmcp.yield: () -> i32.
+func yield(ctx context.Context, _ api.Module, stack []uint64) {
+	if in := instanceFrom(ctx); in != nil && in.stopped.Load() {
+		panic(errStopped)
+	}
+	if err := ctx.Err(); err != nil {
+		panic(err) // a trap of the call, which classify reports as its timeout or cancellation
+	}
+	stack[0] = bounds.Fuel
+}
+
+// interruptNow makes the guest trap at its next yield.
+func (in *instance) interruptNow() { in.stopped.Store(true) }
+
+// guard runs fn, which calls into in, with in counted as running, so that
+// Close can stop it, and waits for it before closing the runtime.
+func (m *Module) guard(ctx context.Context, in *instance, fn func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return ErrClosed
+	}
+	m.running[in] = struct{}{}
+	m.mu.Unlock()
+	defer m.done(in)
+	return fn()
+}
+
+// done counts in as no longer running and, if it was the last call of a
+// closed module, releases what Close left for it.
+func (m *Module) done(in *instance) {
+	m.mu.Lock()
+	delete(m.running, in)
+	last := m.closed && len(m.running) == 0
+	m.mu.Unlock()
+	if last {
+		m.release(context.Background())
+	}
+}

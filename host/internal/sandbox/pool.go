@@ -1,0 +1,133 @@
+package sandbox
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/bounds"
+)
+
+// instance is one instantiation of a module. It serves one call at a time.
+type instance struct {
+	module                                 *Module
+	mod                                    api.Module
+	versionFn, allocFn, describeFn, callFn api.Function
+	memory                                 *limitedMemory
+	// stopped is set by Close to stop the guest at its next yield
+	// (interrupt.go).
+	stopped atomic.Bool
+	// state is the state of the call in progress, read by host functions.
+	state callState
+	// stack is reused by every CallWithStack so that a call allocates nothing
+	// for its parameters and results.
+	stack [4]uint64
+}
+
+// callState is what host functions need to know about the call they serve.
+// Only the goroutine running the call touches it.
+type callState struct {
+	tool  string
+	hooks *CallHooks
+	// budget is the call's context, paused while the client is asked.
+	budget *budget
+	// waitLeft is what remains of Limits.ClientWait for this call.
+	waitLeft time.Duration
+	// reply is the last sample or elicit reply, for read_reply.
+	reply []byte
+	// lastProgress is the last progress value reported, if reported.
+	lastProgress float64
+	reported     bool
+	// logs counts the lines logged, against MaxLogLines and MaxLogBytes.
+	logs logCount
+}
+
+// instanceKey is the context key under which host functions find the
+// instance that called them. wazero passes host functions the context the
+// guest was called with, so this is how a log line reaches its call.
+type instanceKey struct{}
+
+func withInstance(ctx context.Context, in *instance) context.Context {
+	return context.WithValue(ctx, instanceKey{}, in)
+}
+
+func instanceFrom(ctx context.Context) *instance {
+	in, _ := ctx.Value(instanceKey{}).(*instance)
+	return in
+}
+
+// get returns an idle instance or, when there is none, a new one.
+func (m *Module) get(ctx context.Context) (*instance, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if n := len(m.idle); n > 0 {
+		in := m.idle[n-1]
+		m.idle[n-1] = nil
+		m.idle = m.idle[:n-1]
+		m.mu.Unlock()
+		return in, nil
+	}
+	m.mu.Unlock()
+	return m.instantiate(ctx)
+}
+
+// put returns in to the pool, or closes it when the pool is full or closed.
+func (m *Module) put(ctx context.Context, in *instance) {
+	m.mu.Lock()
+	if !m.closed && len(m.idle) < m.opts.MaxIdle {
+		m.idle = append(m.idle, in)
+		m.mu.Unlock()
+		return
+	}
+	m.mu.Unlock()
+	_ = in.mod.Close(ctx)
+}
+
+// instantiate creates an instance and runs its start function and its
+// _initialize, under ctx's deadline. On error the returned instance, if not
+// nil, is already closed but still tells classify about its memory.
+func (m *Module) instantiate(ctx context.Context) (*instance, error) {
+	in := &instance{module: m}
+	ctx = experimental.WithMemoryAllocator(withInstance(ctx, in), experimental.MemoryAllocatorFunc(
+		func(_, _ uint64) experimental.LinearMemory {
+			in.memory = &limitedMemory{limit: m.memoryLimit()}
+			return in.memory
+		}))
+	mod, err := m.runtime.rt.InstantiateModule(ctx, m.compiled, m.moduleConfigNow())
+	if err != nil {
+		if in.memory == nil {
+			return nil, err
+		}
+		return in, err
+	}
+	in.mod = mod
+	in.versionFn = mod.ExportedFunction(abi.ExportVersion)
+	in.allocFn = mod.ExportedFunction(abi.ExportAlloc)
+	in.describeFn = mod.ExportedFunction(abi.ExportDescribe)
+	in.callFn = mod.ExportedFunction(abi.ExportCall)
+	// What wazero would have run while instantiating, in its order, but
+	// under the deadline: the start function, then the reactor's
+	// initialiser. A command's _start never runs.
+	err = m.guard(ctx, in, func() error {
+		for _, name := range []string{bounds.StartExport, abi.ExportInitialize} {
+			if fn := mod.ExportedFunction(name); fn != nil {
+				if err := fn.CallWithStack(ctx, nil); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = mod.Close(ctx)
+		return in, err
+	}
+	return in, nil
+}
