@@ -50,7 +50,7 @@ E2E_ENV := WASMCP_BIN=$(abspath $(BIN)) WASMCP_PLUGINS=$(abspath $(PLUGINS_DIR))
 # CI reruns every test rather than trusting the test cache of the machine.
 TEST_FLAGS ?= $(if $(filter true,$(CI)),-count=1)
 
-.PHONY: all build plugins run run-stdio deps tools test vet clean help fuzz-smoke bench bench-smoke soak conformance
+.PHONY: all build plugins run run-stdio deps tools test vet clean help fuzz-smoke bench bench-smoke soak conformance testdata-check
 
 all: build plugins
 
@@ -169,7 +169,19 @@ STAGE_TIMEOUT ?= 15m
 timed = timeout --kill-after=30s $(1) $(3) || { rc=$$?; if [ $$rc -ge 124 ]; then \
 	echo "make: $(2) ran out of its $(1) time limit" >&2; fi; exit $$rc; }
 
-test: deps build plugins vet
+# The modules of the tests' testdata directories are committed beside their
+# .wat, so that go test needs nothing but Go; go generate rebuilds them, and
+# a module that is not the one its .wat gives fails the check.
+testdata-check: tools
+	@echo "  check    committed test modules match their .wat"
+	@$(GO) generate ./host/...
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
+		! { git diff --quiet -- '*.wasm' && [ -z "$$(git ls-files --others --exclude-standard -- '*.wasm')" ]; }; then \
+		git status --short -- '*.wasm' >&2; \
+		echo "committed test modules are stale or missing: run go generate ./host/... and commit them" >&2; exit 1; \
+	fi
+
+test: deps build plugins vet testdata-check
 	@echo "  test     go test -race ./..."
 	@$(E2E_ENV) $(GO) test -race $(TEST_FLAGS) -timeout $(GO_TEST_TIMEOUT) ./...
 	@echo "  test     go test -race ./... in $(GO_SDK)"

@@ -18,16 +18,12 @@ import (
 	"github.com/wasmcp/wasmcp/host/policy"
 )
 
-// hostileWasm builds testdata/NAME.wat.
+// hostileWasm is the committed module of testdata/NAME.wat.
 func hostileWasm(t testing.TB, name string) []byte {
 	t.Helper()
-	wat, err := os.ReadFile(filepath.Join("testdata", name+".wat"))
+	wasm, err := os.ReadFile(filepath.Join("testdata", name+".wasm"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	wasm, err := sandboxtest.Wat2Wasm(wat)
-	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v (go generate builds it)", err)
 	}
 	return wasm
 }
@@ -48,10 +44,7 @@ func lyingGuest(t testing.TB, doc []byte, size int) []byte {
   (func (export "wasmcp_describe") (result i64) (i64.const %d))
   (func (export "wasmcp_call") (param i32 i32 i32 i32) (result i64) (i64.const 0)))`,
 		pages, watString(doc), abi.Pack(1024, uint32(size)))
-	wasm, err := sandboxtest.Wat2Wasm([]byte(wat))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := sandboxtest.Wat2Wasm(t, []byte(wat))
 	return wasm
 }
 
@@ -66,10 +59,7 @@ func spinner(t testing.TB) []byte {
   (func (export "wasmcp_describe") (result i64) (i64.const %d))
   (func (export "wasmcp_call") (param i32 i32 i32 i32) (result i64) (loop $forever (br $forever)) (i64.const 0)))`,
 		watString([]byte(doc)), abi.Pack(1024, uint32(len(doc))))
-	wasm, err := sandboxtest.Wat2Wasm([]byte(wat))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := sandboxtest.Wat2Wasm(t, []byte(wat))
 	return wasm
 }
 

@@ -36,10 +36,7 @@ func permGuest(t *testing.T, tool string, req *abi.Permissions) []byte {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	wasm, err := sandboxtest.Wat2Wasm(wat.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := sandboxtest.Wat2Wasm(t, wat.Bytes())
 	return wasm
 }
 

@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
-	"github.com/wasmcp/wasmcp/host/internal/sandbox/sandboxtest"
 )
 
 // This example loads a plugin, lists its tools and calls one twice: once
@@ -17,13 +16,8 @@ import (
 func Example() {
 	ctx := context.Background()
 
-	// A real host reads a .wasm file; the example builds one from the WAT
-	// text in testdata/hello.wat.
-	wat, err := os.ReadFile("testdata/hello.wat")
-	if err != nil {
-		log.Fatal(err)
-	}
-	wasm, err := sandboxtest.Wat2Wasm(wat)
+	// testdata/hello.wasm is built from the WAT text in testdata/hello.wat.
+	wasm, err := os.ReadFile("testdata/hello.wasm")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -105,10 +105,7 @@ func describeGuest(t *testing.T, doc string) []byte {
   (func (export "wasmcp_describe") (result i64) (i64.const %d))
   (func (export "wasmcp_call") (param i32 i32 i32 i32) (result i64) (i64.const 0)))`,
 		lit.String(), packed)
-	wasm, err := sandboxtest.Wat2Wasm([]byte(wat))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := sandboxtest.Wat2Wasm(t, []byte(wat))
 	return wasm
 }
 
@@ -209,3 +206,5 @@ func TestLoadSandboxErrors(t *testing.T) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 }
+
+//go:generate ../../../scripts/wat2wasm-testdata.sh testdata

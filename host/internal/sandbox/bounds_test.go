@@ -40,10 +40,7 @@ func brTableBomb() []byte {
 // start huge, or whose compilation would take time growing faster than its
 // size, is refused before wazero allocates what it asks for or compiles it.
 func TestCompileAllocationBombs(t *testing.T) {
-	tables, err := sandboxtest.Wat2Wasm([]byte(tableBomb))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tables := sandboxtest.Wat2Wasm(t, []byte(tableBomb))
 	tests := []struct {
 		name string
 		wasm []byte

@@ -23,9 +23,7 @@ func TestCompiledModulesShared(t *testing.T) {
 	defer r.Close(ctx)
 	mods := make([][]byte, maxUnused+2)
 	for i := range mods {
-		if mods[i], err = sandboxtest.Wat2Wasm(fmt.Appendf(nil, `(module (func (export "f%d")))`, i)); err != nil {
-			t.Fatal(err)
-		}
+		mods[i] = sandboxtest.Wat2Wasm(t, fmt.Appendf(nil, `(module (func (export "f%d")))`, i))
 	}
 	a, err := r.compile(ctx, mods[0], compileKey{sum: sha256.Sum256(mods[0])})
 	if err != nil {
@@ -73,7 +71,7 @@ func TestCompiledModulesShared(t *testing.T) {
 // called holds no instance, and that its first call creates one to keep.
 func TestDescribeKeepsNoInstance(t *testing.T) {
 	ctx := context.Background()
-	mods, err := sandboxtest.BuildDir("testdata")
+	mods, err := sandboxtest.ReadDir("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +99,7 @@ func TestDescribeKeepsNoInstance(t *testing.T) {
 // that module with an error, and the next module must still compile.
 func TestCompileSurvivesDecoderPanic(t *testing.T) {
 	ctx := context.Background()
-	mods, err := sandboxtest.BuildDir("testdata")
+	mods, err := sandboxtest.ReadDir("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}

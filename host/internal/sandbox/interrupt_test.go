@@ -76,10 +76,7 @@ func TestDeadlineWithoutLoops(t *testing.T) {
 		fmt.Fprintf(&wat, "  (func $t%d (call $t%d) (call $t%d))\n", i, (i+1)%64, (i+1)%64)
 	}
 	wat.WriteString(")")
-	wasm, err := sandboxtest.Wat2Wasm([]byte(wat.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := sandboxtest.Wat2Wasm(t, []byte(wat.String()))
 	m, err := sandbox.Compile(testContext(t), "tree", wasm, sandbox.Options{Limits: sandbox.Limits{Timeout: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

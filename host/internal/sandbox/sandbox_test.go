@@ -437,3 +437,5 @@ func benchmarkCompile(b *testing.B, opts sandbox.Options) {
 		_ = m.Close(ctx)
 	}
 }
+
+//go:generate ../../../scripts/wat2wasm-testdata.sh testdata

@@ -43,10 +43,7 @@ const tableGrower = `(module
 // Without the maxima that bounds.Check writes into the module, the grow in
 // _initialize ends the test process with "fatal error: out of memory".
 func TestTableGrowCapped(t *testing.T) {
-	wasm, err := sandboxtest.Wat2Wasm([]byte(tableGrower))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := sandboxtest.Wat2Wasm(t, []byte(tableGrower))
 	m, err := sandbox.Compile(testContext(t), "grower", wasm, sandbox.Options{Limits: smallLimits})
 	if err != nil {
 		t.Fatal(err)
@@ -72,16 +69,13 @@ func TestTableGrowCapped(t *testing.T) {
 // No host module exports a table: a module importing one is refused by
 // name, before wazero compiles it.
 func TestTableImportRefused(t *testing.T) {
-	wasm, err := sandboxtest.Wat2Wasm([]byte(`(module
+	wasm := sandboxtest.Wat2Wasm(t, []byte(`(module
   (import "wasmcp" "table" (table 1 funcref))
   (memory (export "memory") 1)
   (func (export "wasmcp_abi_version") (result i32) (i32.const 1))
   (func (export "wasmcp_alloc") (param i32) (result i32) (i32.const 1024))
   (func (export "wasmcp_describe") (result i64) (i64.const 0))
   (func (export "wasmcp_call") (param i32 i32 i32 i32) (result i64) (i64.const 0)))`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	m, err := sandbox.Compile(testContext(t), "importer", wasm, sandbox.Options{Limits: smallLimits})
 	if err == nil {
 		_ = m.Close(testContext(t))
@@ -98,13 +92,7 @@ func TestTableImportRefused(t *testing.T) {
 // tools. examples/crosslang_test.go and the end-to-end tests load every
 // module and check what the tools answer.
 func TestBuiltGuests(t *testing.T) {
-	mods, ok, err := sandboxtest.Built()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok {
-		t.Fatal("no guest modules built: run `make plugins` first (make test does)")
-	}
+	mods := sandboxtest.MustBuilt(t)
 	for _, name := range sandboxtest.Representative(mods) {
 		t.Run(name, func(t *testing.T) {
 			m, err := sandbox.Compile(testContext(t), name, mods[name], sandbox.Options{Logger: slog.New(slog.DiscardHandler)})

@@ -53,13 +53,20 @@ func Built() (mods map[string][]byte, ok bool, err error) {
 	return mods, ok || len(mods) > 0, nil
 }
 
-// MustBuilt returns Built's modules, and fails tb, saying to run `make
-// plugins`, when they are not built or when any of names is not among them.
+// MustBuilt returns Built's modules. When nothing is built and no variable
+// names them (a plain go test on a fresh clone) it skips tb; make test sets
+// the variables, and there a module missing fails tb, as does any error.
 func MustBuilt(tb testing.TB, names ...string) map[string][]byte {
 	tb.Helper()
 	mods, ok, err := Built()
-	if err != nil || !ok {
-		tb.Fatalf("guest modules not built (run `make plugins`): %v", err)
+	if err != nil {
+		tb.Fatalf("guest modules: %v (run `make plugins`)", err)
+	}
+	if !ok {
+		if os.Getenv("CI") != "" {
+			tb.Fatal("guest modules not built: run `make plugins` first (make test does)")
+		}
+		tb.Skip("needs the guest modules `make plugins` builds (make test runs it)")
 	}
 	for _, name := range names {
 		if mods[name] == nil {

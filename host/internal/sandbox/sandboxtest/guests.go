@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Guests are the modules assembled from the *.wat files of one directory,
-// built once per test binary, on first use.
+// Guests are the committed modules of the *.wat files of one directory,
+// read once per test binary, on first use.
 type Guests struct {
 	dir   string
 	build func() (map[string][]byte, error)
@@ -16,7 +16,7 @@ type Guests struct {
 
 // NewGuests returns the guests of dir, named by file name without ".wat".
 func NewGuests(dir string) *Guests {
-	return &Guests{dir: dir, build: sync.OnceValues(func() (map[string][]byte, error) { return BuildDir(dir) })}
+	return &Guests{dir: dir, build: sync.OnceValues(func() (map[string][]byte, error) { return ReadDir(dir) })}
 }
 
 // All returns every module of the directory.

@@ -1,6 +1,9 @@
-// Package sandboxtest builds guest modules for tests from WebAssembly text
-// (WAT) with wat2wasm from the WebAssembly Binary Toolkit. Only .wat sources
-// are committed; the .wasm files are built when the tests run.
+// Package sandboxtest gives tests their guest modules. The modules of a
+// testdata directory are committed as .wasm beside the .wat they are built
+// from (scripts/wat2wasm-testdata.sh, run by go generate; make test checks
+// that they are current), so that go test needs nothing but Go. Tests that
+// assemble WAT text they make themselves need WABT's wat2wasm, which make
+// deps installs; without it they are skipped, unless CI is set.
 package sandboxtest
 
 import (
@@ -10,12 +13,27 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
-// Wat2Wasm compiles WAT source to a binary module. A missing wat2wasm is an
-// error saying how to install it: tests that need guests must fail, not skip,
-// when they cannot build them.
-func Wat2Wasm(wat []byte) ([]byte, error) {
+// Wat2Wasm assembles WAT text with wat2wasm, with the source's names in a
+// name section as compilers write them. Without wat2wasm it skips tb, or
+// fails it when the CI environment variable is set: there every test runs.
+func Wat2Wasm(tb testing.TB, wat []byte) []byte {
+	tb.Helper()
+	wasm, err := Assemble(wat)
+	if err != nil {
+		if _, missing := exec.LookPath("wat2wasm"); missing != nil && os.Getenv("CI") == "" {
+			tb.Skip("needs wat2wasm to assemble its guest (make deps installs it)")
+		}
+		tb.Fatal(err)
+	}
+	return wasm
+}
+
+// Assemble is Wat2Wasm without a test: the error says how to install
+// wat2wasm when it is missing.
+func Assemble(wat []byte) ([]byte, error) {
 	tool, err := exec.LookPath("wat2wasm")
 	if err != nil {
 		return nil, fmt.Errorf("wat2wasm is needed to build test guests (apt-get install wabt): %w", err)
@@ -30,8 +48,6 @@ func Wat2Wasm(wat []byte) ([]byte, error) {
 		return nil, err
 	}
 	var stderr bytes.Buffer
-	// With the names of the source in a name section, as compilers write
-	// them, so that guests exercise what the host does with those names.
 	cmd := exec.Command(tool, "--debug-names", src, "-o", out)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -40,9 +56,9 @@ func Wat2Wasm(wat []byte) ([]byte, error) {
 	return os.ReadFile(out)
 }
 
-// BuildDir compiles every *.wat file in dir and returns the modules keyed by
+// ReadDir returns the committed module of every *.wat file of dir, keyed by
 // file name without ".wat".
-func BuildDir(dir string) (map[string][]byte, error) {
+func ReadDir(dir string) (map[string][]byte, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.wat"))
 	if err != nil {
 		return nil, err
@@ -52,15 +68,12 @@ func BuildDir(dir string) (map[string][]byte, error) {
 	}
 	mods := make(map[string][]byte, len(paths))
 	for _, path := range paths {
-		wat, err := os.ReadFile(path)
+		name := strings.TrimSuffix(path, ".wat")
+		wasm, err := os.ReadFile(name + ".wasm")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w (go generate builds the modules of testdata)", err)
 		}
-		wasm, err := Wat2Wasm(wat)
-		if err != nil {
-			return nil, fmt.Errorf("build %s: %w", path, err)
-		}
-		mods[strings.TrimSuffix(filepath.Base(path), ".wat")] = wasm
+		mods[filepath.Base(name)] = wasm
 	}
 	return mods, nil
 }

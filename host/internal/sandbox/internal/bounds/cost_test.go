@@ -157,13 +157,7 @@ func TestCompileCostPerByte(t *testing.T) {
 // (whose dispatch loops br_table to thousands of blocks), C, Rust,
 // AssemblyScript and WAT.
 func TestCompileCostOfBuiltGuests(t *testing.T) {
-	mods, ok, err := sandboxtest.Built()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok {
-		t.Skip("guest modules not built (make plugins)")
-	}
+	mods := sandboxtest.MustBuilt(t)
 	for name, wasm := range mods {
 		work, limit, err := bounds.CompileWork(wasm)
 		if err != nil {

@@ -155,11 +155,8 @@ func (m *meteredRuntime) instantiate(t *testing.T, wasm []byte) api.Module {
 
 func instrument(t *testing.T, wat string) (orig, out []byte) {
 	t.Helper()
-	wasm, err := sandboxtest.Wat2Wasm([]byte(wat))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err = bounds.Instrument(wasm)
+	wasm := sandboxtest.Wat2Wasm(t, []byte(wat))
+	out, err := bounds.Instrument(wasm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,10 +290,7 @@ func TestInstrumentAddsSections(t *testing.T) {
 		`(module (memory 1) (func (loop)) (data (i32.const 0) "x"))`,
 		`(module (import "env" "g" (global i32)) (global i32 (global.get 0)) (func (export "f") (result i32) (global.get 1)))`,
 	} {
-		wasm, err := sandboxtest.Wat2Wasm([]byte(wat))
-		if err != nil {
-			t.Fatal(err)
-		}
+		wasm := sandboxtest.Wat2Wasm(t, []byte(wat))
 		out, err := bounds.Instrument(wasm)
 		if err != nil {
 			t.Fatalf("%s: %v", wat, err)
@@ -322,10 +316,7 @@ func TestInstrumentRefuses(t *testing.T) {
 		{"reserved import", `(module (import "wasmcp" "yield" (func (result i32))))`, "reserved"},
 		{"reserved start export", `(module (func (export "wasmcp:start")))`, "reserved"},
 	} {
-		wasm, err := sandboxtest.Wat2Wasm([]byte(tc.wat))
-		if err != nil {
-			t.Fatal(err)
-		}
+		wasm := sandboxtest.Wat2Wasm(t, []byte(tc.wat))
 		if _, err := bounds.Instrument(wasm); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
 		}
@@ -392,7 +383,7 @@ func BenchmarkInstrument(b *testing.B) {
 // must still be accepted once instrumented, with the same exports (plus the start function's) and the
 // same imports (plus yield).
 func FuzzInstrument(f *testing.F) {
-	mods, err := sandboxtest.BuildDir("../../testdata")
+	mods, err := sandboxtest.ReadDir("../../testdata")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -400,10 +391,7 @@ func FuzzInstrument(f *testing.F) {
 		f.Add(mods[name])
 	}
 	for _, wat := range []string{loops, tableGuest} {
-		wasm, err := sandboxtest.Wat2Wasm([]byte(wat))
-		if err != nil {
-			f.Fatal(err)
-		}
+		wasm := sandboxtest.Wat2Wasm(f, []byte(wat))
 		f.Add(wasm)
 	}
 	ctx := context.Background()

@@ -110,10 +110,7 @@ const tableGuest = `(module
 // and performs those within it. Without the cap, the grow in the start
 // function would end the test process.
 func TestCappedTablesGrow(t *testing.T) {
-	wasm, err := sandboxtest.Wat2Wasm([]byte(tableGuest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := sandboxtest.Wat2Wasm(t, []byte(tableGuest))
 	capped, err := bounds.Check(wasm, bounds.MaxTableElements)
 	if err != nil {
 		t.Fatal(err)
@@ -187,13 +184,7 @@ func sectionsOf(t *testing.T, wasm []byte) (ids []byte, bodies [][]byte) {
 // wazero makes of them is otherwise the same (checked for one module of
 // each toolchain).
 func TestCheckBuiltGuests(t *testing.T) {
-	mods, ok, err := sandboxtest.Built()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok {
-		t.Fatal("no guest modules built: run `make plugins` first (make test does)")
-	}
+	mods := sandboxtest.MustBuilt(t)
 	ctx := context.Background()
 	// The interpreter compiles several times faster, and decodes the same.
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
@@ -276,17 +267,14 @@ func describe(m wazero.CompiledModule) string {
 // tables it capped decodes in wazero exactly when the original does, to the
 // same imports and exports.
 func FuzzCheck(f *testing.F) {
-	mods, err := sandboxtest.BuildDir("../../testdata")
+	mods, err := sandboxtest.ReadDir("../../testdata")
 	if err != nil {
 		f.Fatal(err)
 	}
 	for _, name := range slices.Sorted(maps.Keys(mods)) {
 		f.Add(mods[name])
 	}
-	table, err := sandboxtest.Wat2Wasm([]byte(tableGuest))
-	if err != nil {
-		f.Fatal(err)
-	}
+	table := sandboxtest.Wat2Wasm(f, []byte(tableGuest))
 	f.Add(table)
 	f.Add(module(section(4, uleb(2), []byte{0x70, 0}, uleb(1), []byte{0x40, 0, 0x6f, 1}, uleb(0), uleb(1<<32-1), []byte{0xd0, 0x6f, 0x0b})))
 	ctx := context.Background()
