@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/testenv"
 )
 
 // fence returns the body of the first ``` block of the given language in
@@ -39,10 +40,7 @@ func wat2wasm(t *testing.T, wat, path string) {
 	t.Helper()
 	tool, err := exec.LookPath("wat2wasm")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("wat2wasm not found: make deps installs it (Debian: apt-get install wabt)")
-		}
-		t.Skip("needs wat2wasm (make deps installs it)")
+		testenv.Missing(t, "needs wat2wasm: make deps installs it (Debian: apt-get install wabt)")
 	}
 	src := path + ".wat"
 	if err := os.WriteFile(src, []byte(wat), 0o600); err != nil {

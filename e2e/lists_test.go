@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/wasmcp/wasmcp/internal/testenv"
+
 	"bytes"
 	"fmt"
 	"os"
@@ -73,10 +75,7 @@ func typescriptParser(t *testing.T) (node, script string) {
 	sdk := filepath.Join(root, "e2e", "ts", "node_modules", "@modelcontextprotocol", "sdk")
 	node, err = exec.LookPath("node")
 	if _, serr := os.Stat(sdk); err != nil || serr != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node or the TypeScript SDK is missing (%v, %v): make deps installs them", err, serr)
-		}
-		t.Skip("node or the TypeScript SDK is missing; make deps installs them")
+		testenv.Missing(t, "node or the TypeScript SDK is missing (%v, %v): make deps installs them", err, serr)
 	}
 	return node, script
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/wasmcp/wasmcp/internal/testenv"
+
 	"bytes"
 	"encoding/json"
 	"os"
@@ -45,7 +47,7 @@ func newProject(t *testing.T, lang string) string {
 func makeCmd(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
 	if _, err := exec.LookPath("make"); err != nil {
-		t.Fatalf("make not found. On Debian/Ubuntu run: sudo apt-get install make")
+		testenv.Missing(t, "make not found. On Debian/Ubuntu run: sudo apt-get install make")
 	}
 	cmd := exec.Command("make", args...)
 	cmd.Dir = dir

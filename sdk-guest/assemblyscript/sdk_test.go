@@ -6,6 +6,8 @@
 package assemblyscript_test
 
 import (
+	"github.com/wasmcp/wasmcp/internal/testenv"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,11 +76,11 @@ func TestConstants(t *testing.T) {
 func TestUnit(t *testing.T) {
 	asc := filepath.Join("node_modules", ".bin", "asc")
 	if _, err := os.Stat(asc); err != nil {
-		t.Fatalf("%s not found: run `make guest-toolchains` (npm ci in sdk-guest/assemblyscript)", asc)
+		testenv.Missing(t, "%s not found: run `make guest-toolchains` (npm ci in sdk-guest/assemblyscript)", asc)
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Fatal("node not found: install Node.js 20 or later")
+		testenv.Missing(t, "node not found: install Node.js 20 or later")
 	}
 	wasm := filepath.Join(t.TempDir(), "sdk.test.wasm")
 	if out, err := exec.Command(asc, "tests/sdk.test.ts", "--config", "asconfig.json", "-o", wasm).CombinedOutput(); err != nil {

@@ -6,6 +6,8 @@
 package rust_test
 
 import (
+	"github.com/wasmcp/wasmcp/internal/testenv"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +79,7 @@ func tool(t *testing.T, env, debian string) string {
 		return p
 	}
 	if _, err := os.Stat(debian); err != nil {
-		t.Fatalf("%s not found: run `make guest-toolchains` (apt-get install rustc cargo libstd-rust-dev-wasm32 "+
+		testenv.Missing(t, "%s not found: run `make guest-toolchains` (apt-get install rustc cargo libstd-rust-dev-wasm32 "+
 			"librust-serde-dev librust-serde-derive-dev librust-serde-json-dev), or set %s", debian, env)
 	}
 	return debian

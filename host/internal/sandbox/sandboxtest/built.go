@@ -1,6 +1,8 @@
 package sandboxtest
 
 import (
+	"github.com/wasmcp/wasmcp/internal/testenv"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -63,10 +65,7 @@ func MustBuilt(tb testing.TB, names ...string) map[string][]byte {
 		tb.Fatalf("guest modules: %v (run `make plugins`)", err)
 	}
 	if !ok {
-		if os.Getenv("CI") != "" {
-			tb.Fatal("guest modules not built: run `make plugins` first (make test does)")
-		}
-		tb.Skip("needs the guest modules `make plugins` builds (make test runs it)")
+		testenv.Missing(tb, "needs the guest modules `make plugins` builds (make test runs it)")
 	}
 	for _, name := range names {
 		if mods[name] == nil {
