@@ -89,7 +89,7 @@ const (
 	// JSON object.
 	StatusInvalid ReplyStatus = 3
 	// StatusTimeout: the call used up the time it may spend waiting for the
-	// client (its client wait budget) before the answer came.
+	// client (its client timeout) before the answer came.
 	StatusTimeout ReplyStatus = 4
 )
 

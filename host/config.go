@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wasmcp/wasmcp/host/internal/plugin"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/trust"
 )
@@ -15,11 +17,11 @@ import (
 // Defaults of NewConfig. They match ABI.md section 6 and the flags of the
 // wasmcp command.
 const (
-	DefaultTimeout       = 30 * time.Second
-	DefaultClientTimeout = 10 * time.Minute
-	DefaultMemory        = 256 << 20
-	DefaultMaxInput      = 4 << 20
-	DefaultMaxOutput     = 4 << 20
+	DefaultTimeout       = sandbox.DefaultTimeout
+	DefaultClientTimeout = sandbox.DefaultClientTimeout
+	DefaultMemory        = sandbox.DefaultMemoryPages * pageSize
+	DefaultMaxInput      = plugin.DefaultMaxInput
+	DefaultMaxOutput     = sandbox.DefaultMaxOutput
 )
 
 // pageSize is the size of a WebAssembly memory page; memory limits are whole

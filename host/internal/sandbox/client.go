@@ -36,7 +36,7 @@ type CallHooks struct {
 }
 
 // RequestFunc sends a request to the client and waits for its result. ctx
-// is done when the call is cancelled or its client wait budget runs out.
+// is done when the call is cancelled or its client timeout runs out.
 type RequestFunc func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
 
 // ErrNotSupported is wrapped by a RequestFunc's error when the client does
@@ -52,8 +52,8 @@ var ErrNotSupported = errors.New("not supported by the client")
 // again from the start with the answer, which the RequestFunc then returns.
 var ErrInputRequired = errors.New("input required from the client")
 
-// DefaultClientWait is the default of Limits.ClientWait.
-const DefaultClientWait = 10 * time.Minute
+// DefaultClientTimeout is the default of Limits.ClientTimeout.
+const DefaultClientTimeout = 10 * time.Minute
 
 const f64 = api.ValueTypeF64
 
@@ -168,7 +168,7 @@ func (m *Module) request(ctx context.Context, mod api.Module, stack []uint64, fn
 }
 
 // ask sends params through hook, with the call's deadline paused and its
-// client wait budget running, and returns the status and reply for the
+// client timeout running, and returns the status and reply for the
 // guest.
 func (m *Module) ask(ctx context.Context, st *callState, feature string, hook RequestFunc, params []byte) (abi.ReplyStatus, []byte) {
 	fail := func(s abi.ReplyStatus, format string, args ...any) (abi.ReplyStatus, []byte) {
@@ -184,8 +184,8 @@ func (m *Module) ask(ctx context.Context, st *callState, feature string, hook Re
 		return fail(abi.StatusFailed, "%s request not sent: the call was %s", feature, doneReason(ctx))
 	}
 	if st.waitLeft <= 0 {
-		return fail(abi.StatusTimeout, "%s request not sent: the call used up its client wait budget of %s",
-			feature, m.opts.Limits.ClientWait)
+		return fail(abi.StatusTimeout, "%s request not sent: the call used up its client timeout of %s",
+			feature, m.opts.Limits.ClientTimeout)
 	}
 
 	// The client's request is made in the caller's context: go-sdk finds
@@ -213,8 +213,8 @@ func (m *Module) ask(ctx context.Context, st *callState, feature string, hook Re
 	case err != nil && errors.Is(err, ErrNotSupported):
 		return fail(abi.StatusUnsupported, "%s is not available: %v", feature, err)
 	case err != nil && waitDone && ctx.Err() == nil:
-		return fail(abi.StatusTimeout, "%s request: no answer within the client wait budget of %s",
-			feature, m.opts.Limits.ClientWait)
+		return fail(abi.StatusTimeout, "%s request: no answer within the client timeout of %s",
+			feature, m.opts.Limits.ClientTimeout)
 	case err != nil:
 		return fail(abi.StatusFailed, "%s request failed: %v", feature, err)
 	case uint64(len(reply)) > uint64(m.opts.Limits.MaxOutput):

@@ -158,16 +158,16 @@ func TestSampleStatuses(t *testing.T) {
 	}
 }
 
-// The client wait budget ends a request the client does not answer, and the
+// The client timeout ends a request the client does not answer, and the
 // guest goes on.
-func TestSampleClientWait(t *testing.T) {
-	m := compile(t, "client", sandbox.Options{Limits: sandbox.Limits{ClientWait: time.Millisecond}})
+func TestSampleClientTimeout(t *testing.T) {
+	m := compile(t, "client", sandbox.Options{Limits: sandbox.Limits{ClientTimeout: time.Millisecond}})
 	hooks := &sandbox.CallHooks{Sample: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}}
 	status, body := ask(t, m, testContext(t), "sample", []byte(`{}`), hooks)
-	if status != abi.StatusTimeout || !strings.Contains(body, "client wait budget of 1ms") {
+	if status != abi.StatusTimeout || !strings.Contains(body, "client timeout of 1ms") {
 		t.Errorf("got %v %q, want timeout", status, body)
 	}
 }

@@ -203,7 +203,7 @@ func (m *Module) CallRead(ctx context.Context, tool string, args []byte, hooks *
 	if size > math.MaxUint32 {
 		return fmt.Errorf("%w: %d bytes of name and arguments do not fit a 32-bit memory", ErrMemory, size)
 	}
-	return m.run(ctx, callState{tool: tool, hooks: hooks, waitLeft: m.opts.Limits.ClientWait}, true, func(ctx context.Context, in *instance) error {
+	return m.run(ctx, callState{tool: tool, hooks: hooks, waitLeft: m.opts.Limits.ClientTimeout}, true, func(ctx context.Context, in *instance) error {
 		stack := in.stack[:4]
 		stack[0] = api.EncodeU32(uint32(size))
 		if err := in.allocFn.CallWithStack(ctx, stack); err != nil {

@@ -35,7 +35,7 @@ type callState struct {
 	hooks *CallHooks
 	// budget is the call's context, paused while the client is asked.
 	budget *budget
-	// waitLeft is what remains of Limits.ClientWait for this call.
+	// waitLeft is what remains of Limits.ClientTimeout for this call.
 	waitLeft time.Duration
 	// reply is the last sample or elicit reply, for read_reply.
 	reply []byte

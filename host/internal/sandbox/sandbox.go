@@ -59,12 +59,12 @@ type Limits struct {
 	// fresh instance when the pool is empty. A guest stuck in a loop is
 	// stopped when it passes. Zero means DefaultTimeout.
 	Timeout time.Duration
-	// ClientWait is the most time one call may spend, in total, waiting for
+	// ClientTimeout is the most time one call may spend, in total, waiting for
 	// its client to answer sample and elicit requests. That time does not
 	// count against Timeout (the call's clock stops while it waits); when
-	// ClientWait runs out the pending request gets abi.StatusTimeout. Zero
-	// means DefaultClientWait.
-	ClientWait time.Duration
+	// ClientTimeout runs out the pending request gets abi.StatusTimeout. Zero
+	// means DefaultClientTimeout.
+	ClientTimeout time.Duration
 	// MaxOutput is the largest result document, in bytes, read back from a
 	// call. Zero means DefaultMaxOutput. The describe document is bounded by
 	// abi.MaxDescribeSize instead, because ABI.md fixes that limit for every
@@ -105,8 +105,8 @@ func (o Options) withDefaults() Options {
 	if o.Limits.Timeout <= 0 {
 		o.Limits.Timeout = DefaultTimeout
 	}
-	if o.Limits.ClientWait <= 0 {
-		o.Limits.ClientWait = DefaultClientWait
+	if o.Limits.ClientTimeout <= 0 {
+		o.Limits.ClientTimeout = DefaultClientTimeout
 	}
 	if o.Limits.MaxOutput == 0 {
 		o.Limits.MaxOutput = DefaultMaxOutput
