@@ -106,7 +106,7 @@ type Refusal struct {
 
 // ErrUnknownTool is returned by Call, wrapped with the name, for a tool that
 // is not served. The MCP adapter maps it to JSON-RPC error -32602.
-var ErrUnknownTool = errors.New("unknown tool")
+var ErrUnknownTool = plugin.ErrUnknownTool
 
 // ErrNotSupported is wrapped by the error of a CallRequest's Sample or
 // Elicit function when the client does not support the request; the guest
@@ -334,7 +334,7 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	if errors.Is(err, registry.ErrClosed) {
 		return nil, fmt.Errorf("call %s: %w", req.Tool, ErrClosed)
 	}
-	if errors.Is(err, registry.ErrUnknownTool) {
+	if errors.Is(err, ErrUnknownTool) {
 		return nil, fmt.Errorf("call %s: %w", req.Tool, ErrUnknownTool)
 	}
 	return res, err

@@ -42,10 +42,6 @@ type Plugin interface {
 	Close(ctx context.Context) error
 }
 
-// ErrUnknownTool is returned (wrapped with the name) by Call for a tool that
-// no plugin in the current snapshot serves.
-var ErrUnknownTool = errors.New("unknown tool")
-
 // ErrClosed is returned by Call and Update after Close.
 var ErrClosed = errors.New("registry closed")
 
@@ -221,7 +217,7 @@ func (r *Registry) closeInBackground(p Plugin) {
 // plugin was closed (an error wrapping plugin.ErrClosed) because it was
 // swapped out between the lookup and the call, fn is run again with the
 // plugin of the newer snapshot, so a tool present before and after a swap
-// never fails because of it. The error is ErrUnknownTool (wrapped with the
+// never fails because of it. The error is plugin.ErrUnknownTool (wrapped with the
 // name) for a tool no plugin serves, ErrClosed after Close, or fn's.
 func (r *Registry) Call(tool string, fn func(Plugin) error) error {
 	for {
@@ -231,16 +227,13 @@ func (r *Registry) Call(tool string, fn func(Plugin) error) error {
 		}
 		e, ok := s.tools[tool]
 		if !ok {
-			return fmt.Errorf("%w %q", ErrUnknownTool, tool)
+			return fmt.Errorf("%w %q", plugin.ErrUnknownTool, tool)
 		}
 		err := fn(e.Plugin)
 		if errors.Is(err, plugin.ErrClosed) && r.snap.Load() != s {
 			// Swapped out under us: the new snapshot was stored before
 			// the old plugin was closed, so the retry sees it.
 			continue
-		}
-		if errors.Is(err, plugin.ErrUnknownTool) {
-			return fmt.Errorf("%w %q", ErrUnknownTool, tool)
 		}
 		return err
 	}

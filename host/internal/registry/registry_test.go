@@ -34,7 +34,7 @@ func TestUnknownTool(t *testing.T) {
 	r := newRegistry(t, nil)
 	mustUpdate(t, r, []*fake{newFake("a", 1, tool("x", ""))})
 	_, err := call(r, "nope")
-	if !errors.Is(err, ErrUnknownTool) || !strings.Contains(err.Error(), `"nope"`) {
+	if !errors.Is(err, plugin.ErrUnknownTool) || !strings.Contains(err.Error(), `"nope"`) {
 		t.Fatalf("err = %v, want ErrUnknownTool naming the tool", err)
 	}
 }
