@@ -51,7 +51,7 @@ func (h *Host) pluginOptions(path string, sum *sandbox.Digest) plugin.Options {
 	if l.MaxOutput > 0 {
 		opts.Sandbox.Limits.MaxOutput = l.MaxOutput
 	}
-	opts.Permit = func(requested *abi.Permissions) (sandbox.Grants, error) {
+	opts.Permit = func(requested *abi.Permissions) (policy.Grants, error) {
 		g, denied := h.cfg.policy.Grant(name, requested)
 		if len(denied) > 0 {
 			h.log.Warn("permissions requested and not granted by the policy", "file", path, "denied", denied)

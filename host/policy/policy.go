@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 )
 
 // Policy is a parsed policy file. It is immutable and safe for concurrent
@@ -39,10 +38,10 @@ type Settings struct {
 	Rate        *float64  `json:"rate,omitempty"`
 	// FS are the directories the plugin may be granted. GuestPath is
 	// "guest", HostPath "host" in the file.
-	FS     []sandbox.Mount `json:"fs,omitempty"`
-	Env    []string        `json:"env,omitempty"`
-	Clock  *bool           `json:"clock,omitempty"`
-	Random *bool           `json:"random,omitempty"`
+	FS     []Mount  `json:"fs,omitempty"`
+	Env    []string `json:"env,omitempty"`
+	Clock  *bool    `json:"clock,omitempty"`
+	Random *bool    `json:"random,omitempty"`
 }
 
 // Load reads and parses the policy file at path. Relative host paths of
@@ -102,7 +101,7 @@ func (s *Settings) check(dir string) error {
 		return fmt.Errorf("rate %v is not a non-negative number", *s.Rate)
 	}
 	if s.FS != nil {
-		fs := make([]sandbox.Mount, len(s.FS))
+		fs := make([]Mount, len(s.FS))
 		for i, m := range s.FS {
 			if m.HostPath == "" {
 				return fmt.Errorf("fs entry %d: host is missing", i+1)
@@ -114,12 +113,12 @@ func (s *Settings) check(dir string) error {
 		}
 		s.FS = fs
 	}
-	var env []sandbox.EnvVar
+	var env []EnvVar
 	for _, spec := range s.Env {
 		name, value, _ := strings.Cut(spec, "=")
-		env = append(env, sandbox.EnvVar{Name: name, Value: value})
+		env = append(env, EnvVar{Name: name, Value: value})
 	}
-	if err := (sandbox.Grants{Mounts: s.FS, Env: env}).Validate(); err != nil {
+	if err := (Grants{Mounts: s.FS, Env: env}).Validate(); err != nil {
 		return err
 	}
 	return nil
@@ -212,7 +211,7 @@ func (p *Policy) Admission(plugin string) Admission {
 // intersection of requested (nil: nothing) and the policy. denied lists, in
 // words, each part of the request that is not granted, in request order.
 // Variables given by name take wasmcp's environment at the time of the call.
-func (p *Policy) Grant(plugin string, requested *abi.Permissions) (g sandbox.Grants, denied []string) {
+func (p *Policy) Grant(plugin string, requested *abi.Permissions) (g Grants, denied []string) {
 	if requested == nil {
 		return g, nil
 	}
@@ -236,7 +235,7 @@ func (p *Policy) Grant(plugin string, requested *abi.Permissions) (g sandbox.Gra
 			denied = append(denied, "env "+name)
 			continue
 		}
-		g.Env = append(g.Env, sandbox.EnvVar{Name: name, Value: v})
+		g.Env = append(g.Env, EnvVar{Name: name, Value: v})
 	}
 	if requested.Clock {
 		if g.Clock = s.Clock != nil && *s.Clock; !g.Clock {
@@ -253,7 +252,7 @@ func (p *Policy) Grant(plugin string, requested *abi.Permissions) (g sandbox.Gra
 
 // Summary is g in the vocabulary of a permissions request, without
 // variable values (which may be secrets), for reports.
-func Summary(g sandbox.Grants) *abi.Permissions {
+func Summary(g Grants) *abi.Permissions {
 	if g.IsZero() {
 		return nil
 	}
@@ -267,7 +266,7 @@ func Summary(g sandbox.Grants) *abi.Permissions {
 	return s
 }
 
-func indexMount(ms []sandbox.Mount, guest string) int {
+func indexMount(ms []Mount, guest string) int {
 	for i, m := range ms {
 		if m.GuestPath == guest {
 			return i

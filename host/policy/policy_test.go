@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/policy"
 )
 
@@ -40,7 +39,7 @@ func TestLoadMergesDefaults(t *testing.T) {
 		t.Errorf("notes admission %+v, want %+v", got, want)
 	}
 	g, denied := p.Grant("notes", &abi.Permissions{FS: []abi.FSPermission{{Path: "/notes", Write: true}}, Clock: true})
-	want := []sandbox.Mount{{HostPath: filepath.Join(dir, "notes"), GuestPath: "/notes", Write: true}}
+	want := []policy.Mount{{HostPath: filepath.Join(dir, "notes"), GuestPath: "/notes", Write: true}}
 	if !slices.Equal(g.Mounts, want) || g.Clock {
 		t.Errorf("notes grants %+v", g)
 	}
@@ -72,7 +71,7 @@ func TestEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, denied := p.Grant("x", &abi.Permissions{Env: []string{"FROM_HOST", "OVERRIDDEN", "UNSET_ON_HOST", "EMPTY", "PATH"}})
-	want := []sandbox.EnvVar{{Name: "FROM_HOST", Value: "h"}, {Name: "OVERRIDDEN", Value: "literal"}, {Name: "EMPTY", Value: ""}}
+	want := []policy.EnvVar{{Name: "FROM_HOST", Value: "h"}, {Name: "OVERRIDDEN", Value: "literal"}, {Name: "EMPTY", Value: ""}}
 	if !slices.Equal(g.Env, want) {
 		t.Errorf("env %+v, want %+v", g.Env, want)
 	}

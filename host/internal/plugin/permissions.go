@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host/internal/sandbox"
+	"github.com/wasmcp/wasmcp/host/policy"
 )
 
 // Bounds of a permissions request (ABI.md section 4).
@@ -22,14 +22,14 @@ const (
 // describe document has no permissions). It returns the grants its
 // instances get; anything not in its result is denied. Load refuses the
 // module when it returns an error.
-type PermitFunc func(requested *abi.Permissions) (sandbox.Grants, error)
+type PermitFunc func(requested *abi.Permissions) (policy.Grants, error)
 
 // Requested is the permissions object of the module's describe document, nil
 // when it has none. Callers must not modify it.
 func (p *Plugin) Requested() *abi.Permissions { return p.requested }
 
 // Granted is what the module's call instances run with.
-func (p *Plugin) Granted() sandbox.Grants { return p.granted }
+func (p *Plugin) Granted() policy.Grants { return p.granted }
 
 // permit asks permit for the grants and gives them to the module's future
 // instances. The instance that ran describe had none; SetGrants closes it.

@@ -5,6 +5,8 @@
 package plugin
 
 import (
+	"github.com/wasmcp/wasmcp/host/policy"
+
 	"context"
 	"encoding/hex"
 	"errors"
@@ -81,7 +83,7 @@ type Plugin struct {
 	maxInput        int
 	logger          *slog.Logger
 	requested       *abi.Permissions
-	granted         sandbox.Grants
+	granted         policy.Grants
 
 	mu       sync.Mutex
 	inflight int           // calls running; guarded by mu

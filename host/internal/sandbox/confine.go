@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/wasmcp/wasmcp/host/policy"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -41,7 +43,7 @@ type mountFS struct {
 }
 
 // openMount opens the directory of m for a guest.
-func openMount(m Mount, clock bool) (*mountFS, error) {
+func openMount(m policy.Mount, clock bool) (*mountFS, error) {
 	root, err := os.OpenRoot(m.HostPath)
 	if err != nil {
 		return nil, fmt.Errorf("mount %s: %w", m.HostPath, err)

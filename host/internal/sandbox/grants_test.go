@@ -1,6 +1,8 @@
 package sandbox_test
 
 import (
+	"github.com/wasmcp/wasmcp/host/policy"
+
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -31,7 +33,7 @@ func report(t *testing.T, out string) [4]int {
 }
 
 // granted compiles testdata/wasi.wat and grants it g.
-func granted(t *testing.T, g sandbox.Grants) *sandbox.Module {
+func granted(t *testing.T, g policy.Grants) *sandbox.Module {
 	t.Helper()
 	m := compile(t, "wasi", sandbox.Options{})
 	if err := m.SetGrants(testContext(t), g); err != nil {
@@ -63,7 +65,7 @@ func must(t testing.TB, err error) {
 }
 
 func TestGrantsNone(t *testing.T) {
-	m := granted(t, sandbox.Grants{})
+	m := granted(t, policy.Grants{})
 	out, err := call(t, m, "open", "in.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +80,7 @@ func TestGrantsNone(t *testing.T) {
 
 func TestGrantsMountReadOnly(t *testing.T) {
 	root := mountTree(t)
-	m := granted(t, sandbox.Grants{Mounts: []sandbox.Mount{{HostPath: filepath.Join(root, "data"), GuestPath: "/data"}}})
+	m := granted(t, policy.Grants{Mounts: []policy.Mount{{HostPath: filepath.Join(root, "data"), GuestPath: "/data"}}})
 	ok := func(path string, n int) {
 		t.Helper()
 		out, err := call(t, m, "open", path)
@@ -130,7 +132,7 @@ func mustCall(t *testing.T, m *sandbox.Module, tool, args string) string {
 func TestGrantsMountWrite(t *testing.T) {
 	root := mountTree(t)
 	data := filepath.Join(root, "data")
-	m := granted(t, sandbox.Grants{Mounts: []sandbox.Mount{{HostPath: data, GuestPath: "/data", Write: true}}})
+	m := granted(t, policy.Grants{Mounts: []policy.Mount{{HostPath: data, GuestPath: "/data", Write: true}}})
 	if r := report(t, mustCall(t, m, "write", "new.txt")); r[0] != 0 || r[1] != 1 {
 		t.Fatalf("write: %v", r)
 	}
@@ -161,7 +163,7 @@ func TestGrantsMountWrite(t *testing.T) {
 
 func TestGrantsEnv(t *testing.T) {
 	t.Setenv("WASMCP_TEST_SECRET", "hunter2")
-	m := granted(t, sandbox.Grants{Env: []sandbox.EnvVar{{Name: "TZ", Value: "UTC"}, {Name: "LANG", Value: "C"}}})
+	m := granted(t, policy.Grants{Env: []policy.EnvVar{{Name: "TZ", Value: "UTC"}, {Name: "LANG", Value: "C"}}})
 	out := mustCall(t, m, "env", "")
 	if want := "TZ=UTC\x00LANG=C\x00"; out != want {
 		t.Errorf("environment %q, want %q", out, want)
@@ -173,7 +175,7 @@ func TestGrantsClockAndRandom(t *testing.T) {
 		b := []byte(mustCall(t, m, "clock", ""))
 		return time.Unix(0, int64(binary.LittleEndian.Uint64(b)))
 	}
-	fake, real := granted(t, sandbox.Grants{}), granted(t, sandbox.Grants{Clock: true, Random: true})
+	fake, real := granted(t, policy.Grants{}), granted(t, policy.Grants{Clock: true, Random: true})
 	// Not a timing assertion: the fake clock is years off, the real one
 	// within a day of the host's.
 	if d := time.Since(now(fake)); d < 24*time.Hour {
@@ -184,11 +186,11 @@ func TestGrantsClockAndRandom(t *testing.T) {
 	}
 	// The fake random source repeats itself in every new module; the real
 	// one does not.
-	fake2 := granted(t, sandbox.Grants{})
+	fake2 := granted(t, policy.Grants{})
 	if a, b := mustCall(t, fake, "random", ""), mustCall(t, fake2, "random", ""); a != b {
 		t.Errorf("ungranted random differs between modules: %x, %x", a, b)
 	}
-	real2 := granted(t, sandbox.Grants{Random: true})
+	real2 := granted(t, policy.Grants{Random: true})
 	if a, b := mustCall(t, real, "random", ""), mustCall(t, real2, "random", ""); a == b || bytes.Equal([]byte(a), make([]byte, 16)) {
 		t.Errorf("granted random repeats: %x, %x", a, b)
 	}
@@ -197,7 +199,7 @@ func TestGrantsClockAndRandom(t *testing.T) {
 func TestSocketsFail(t *testing.T) {
 	root := mountTree(t)
 	// Even with a preopened directory as fd 3, no socket call succeeds.
-	m := granted(t, sandbox.Grants{Mounts: []sandbox.Mount{{HostPath: filepath.Join(root, "data"), GuestPath: "/data", Write: true}}, Clock: true})
+	m := granted(t, policy.Grants{Mounts: []policy.Mount{{HostPath: filepath.Join(root, "data"), GuestPath: "/data", Write: true}}, Clock: true})
 	r := report(t, mustCall(t, m, "net", ""))
 	for i, name := range []string{"sock_accept", "sock_recv", "sock_send", "sock_shutdown"} {
 		if r[i] == 0 {
@@ -210,15 +212,15 @@ func TestGrantsValidate(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	must(t, os.WriteFile(file, nil, 0o644))
-	for _, g := range []sandbox.Grants{
-		{Mounts: []sandbox.Mount{{HostPath: dir, GuestPath: "data"}}},
-		{Mounts: []sandbox.Mount{{HostPath: dir, GuestPath: "/a/../b"}}},
-		{Mounts: []sandbox.Mount{{HostPath: "rel", GuestPath: "/a"}}},
-		{Mounts: []sandbox.Mount{{HostPath: file, GuestPath: "/a"}}},
-		{Mounts: []sandbox.Mount{{HostPath: filepath.Join(dir, "missing"), GuestPath: "/a"}}},
-		{Mounts: []sandbox.Mount{{HostPath: dir, GuestPath: "/a"}, {HostPath: dir, GuestPath: "/a"}}},
-		{Env: []sandbox.EnvVar{{Name: "A=B"}}},
-		{Env: []sandbox.EnvVar{{Name: ""}}},
+	for _, g := range []policy.Grants{
+		{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "data"}}},
+		{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "/a/../b"}}},
+		{Mounts: []policy.Mount{{HostPath: "rel", GuestPath: "/a"}}},
+		{Mounts: []policy.Mount{{HostPath: file, GuestPath: "/a"}}},
+		{Mounts: []policy.Mount{{HostPath: filepath.Join(dir, "missing"), GuestPath: "/a"}}},
+		{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "/a"}, {HostPath: dir, GuestPath: "/a"}}},
+		{Env: []policy.EnvVar{{Name: "A=B"}}},
+		{Env: []policy.EnvVar{{Name: ""}}},
 	} {
 		if err := g.Validate(); err == nil {
 			t.Errorf("%+v: no error", g)
@@ -230,7 +232,7 @@ func TestGrantsValidate(t *testing.T) {
 func TestSetGrantsAfterClose(t *testing.T) {
 	m := compile(t, "wasi", sandbox.Options{})
 	must(t, m.Close(testContext(t)))
-	g := sandbox.Grants{Mounts: []sandbox.Mount{{HostPath: t.TempDir(), GuestPath: "/data"}}}
+	g := policy.Grants{Mounts: []policy.Mount{{HostPath: t.TempDir(), GuestPath: "/data"}}}
 	if err := m.SetGrants(testContext(t), g); !errors.Is(err, sandbox.ErrClosed) {
 		t.Errorf("SetGrants after Close: %v, want ErrClosed", err)
 	}

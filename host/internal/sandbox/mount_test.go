@@ -1,6 +1,8 @@
 package sandbox_test
 
 import (
+	"github.com/wasmcp/wasmcp/host/policy"
+
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -59,7 +61,7 @@ func tryFsop(t testing.TB, m *sandbox.Module, op byte, n int, paths ...string) (
 func fsGuest(t testing.TB, dir string, write, clock bool) *sandbox.Module {
 	t.Helper()
 	m := compile(t, "fsops", sandbox.Options{})
-	g := sandbox.Grants{Mounts: []sandbox.Mount{{HostPath: dir, GuestPath: "/data", Write: write}}, Clock: clock}
+	g := policy.Grants{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "/data", Write: write}}, Clock: clock}
 	if err := m.SetGrants(testContext(t), g); err != nil {
 		t.Fatal(err)
 	}
