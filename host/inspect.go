@@ -11,7 +11,6 @@ import (
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
 	"github.com/wasmcp/wasmcp/host/internal/registry"
-	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/internal/watcher"
 	"github.com/wasmcp/wasmcp/host/policy"
 )
@@ -76,8 +75,7 @@ func Inspect(ctx context.Context, cfg Config, path string) (*Report, error) {
 	}
 	defer h.Close(ctx)
 
-	sum := sandbox.Sum(wasm)
-	r := &Report{Path: abs, SHA256: hexDigest(sum), Size: int64(len(wasm))}
+	r := &Report{Path: abs, SHA256: hexDigest(wasm), Size: int64(len(wasm))}
 	// In locked-down mode the module is checked as serve would check it,
 	// on the bytes of a read of its own; a refusal is the report's problem.
 	if h.locked() {
@@ -85,10 +83,9 @@ func Inspect(ctx context.Context, cfg Config, path string) (*Report, error) {
 			r.Problem = err.Error()
 			return r, nil
 		}
-		sum = sandbox.Sum(wasm)
-		r.SHA256, r.Size = hexDigest(sum), int64(len(wasm))
+		r.SHA256, r.Size = hexDigest(wasm), int64(len(wasm))
 	}
-	p, err := plugin.Load(ctx, abs, wasm, h.pluginOptions(abs, &sum))
+	p, err := plugin.Load(ctx, abs, wasm, h.pluginOptions(abs))
 	if err != nil {
 		r.Problem = err.Error()
 		return r, nil

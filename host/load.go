@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
 	"github.com/wasmcp/wasmcp/host/internal/registry"
-	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/internal/watcher"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/trust"
@@ -341,8 +341,7 @@ func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot) (*mo
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	sum := sandbox.Sum(wasm) // once: the sandbox keys its compiled code by it too
-	digest := hexDigest(sum)
+	digest := hexDigest(wasm)
 	if cur, ok := loaded(s, pluginName(path)); ok && cur.Path() == path && cur.SHA256() == digest &&
 		cur.generation == h.generation {
 		h.log.Debug("plugin unchanged; not reloaded", "file", path)
@@ -352,7 +351,7 @@ func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot) (*mo
 		h.log.Debug("plugin unchanged since it failed to load; not tried again", "file", path)
 		return nil, nil
 	}
-	p, err := plugin.Load(ctx, path, wasm, h.pluginOptions(path, &sum))
+	p, err := plugin.Load(ctx, path, wasm, h.pluginOptions(path))
 	if err != nil {
 		if ctx.Err() == nil {
 			h.recordFailure(path, digest)
@@ -441,8 +440,9 @@ func loaded(s *registry.Snapshot, name string) (*module, bool) {
 // pluginName is the name plugin.Load gives the module at path.
 func pluginName(path string) string { return strings.TrimSuffix(filepath.Base(path), ".wasm") }
 
-// hexDigest is d in hex, as plugin.Plugin.SHA256 reports it.
-func hexDigest(d sandbox.Digest) string {
-	sum := d.SHA256()
+// hexDigest is the SHA-256 of wasm in hex, as plugin.Plugin.SHA256 reports
+// it.
+func hexDigest(wasm []byte) string {
+	sum := sha256.Sum256(wasm)
 	return hex.EncodeToString(sum[:])
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
-	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/trust"
 )
@@ -34,12 +33,10 @@ func (h *Host) readModule(path string) ([]byte, error) {
 // locked reports whether the Host runs in locked-down mode (WithTrust).
 func (h *Host) locked() bool { return h.cfg.trust != nil && h.cfg.trust.Locked() }
 
-// pluginOptions are the options of the module at path, whose bytes have the
-// digest sum: the Host's, with the policy's limits for its name and its
-// permissions decided by the policy.
-func (h *Host) pluginOptions(path string, sum *sandbox.Digest) plugin.Options {
+// pluginOptions are the options of the module at path: the Host's, with the
+// policy's limits for its name and its permissions decided by the policy.
+func (h *Host) pluginOptions(path string) plugin.Options {
 	opts := h.opts
-	opts.Sandbox.Digest = sum
 	name := pluginName(path)
 	l := h.cfg.policy.Limits(name)
 	if l.Memory > 0 {

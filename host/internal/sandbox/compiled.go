@@ -52,39 +52,6 @@ type compiledModules struct {
 	unused []*compiledModule              // guarded by mu; least recently used first
 }
 
-// A Digest is the SHA-256 of a module binary, made by Sum. A caller that
-// hashes a binary anyway, to see whether a file changed, gives it to
-// Compile (Options.Digest) rather than have the binary hashed twice: 2 ms
-// of a reload for a 3.6 MB Go guest. It remembers which bytes it was made
-// from, so that a Digest of other bytes cannot stand for them and give a
-// module another's compiled code.
-type Digest struct {
-	sum  [sha256.Size]byte
-	data *byte // the first byte summed; nil for no bytes
-	n    int
-}
-
-// Sum returns the Digest of wasm, which must not change until Compile has
-// returned.
-func Sum(wasm []byte) Digest {
-	d := Digest{sum: sha256.Sum256(wasm), n: len(wasm)}
-	if len(wasm) > 0 {
-		d.data = &wasm[0]
-	}
-	return d
-}
-
-// SHA256 is the SHA-256 of the bytes the Digest was made from.
-func (d Digest) SHA256() [sha256.Size]byte { return d.sum }
-
-// keyOf is the SHA-256 of wasm: d's, when d was made from wasm itself.
-func keyOf(wasm []byte, d *Digest) [sha256.Size]byte {
-	if d != nil && d.n == len(wasm) && (len(wasm) == 0 || d.data == &wasm[0]) {
-		return d.sum
-	}
-	return sha256.Sum256(wasm)
-}
-
 // compile returns the compiled module of wasm, whose key is key,
 // compiling it (checked and instrumented, see bounds) if the Runtime holds
 // none. release must be called when the Module that asked is done with it.

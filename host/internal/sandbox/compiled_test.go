@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -115,38 +114,4 @@ func TestCompileSurvivesDecoderPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = m.Close(ctx)
-}
-
-// A Digest stands only for the bytes it was made from: one of other bytes,
-// even of the same length or a prefix of the same memory, is ignored, so
-// that it cannot give a module another's compiled code.
-func TestDigestOfOtherBytesIgnored(t *testing.T) {
-	ctx := sandboxtest.Context(t)
-	base := sandboxtest.NewGuests("testdata").Get(t, "guest")
-	// Two modules of one length: the guest with a custom section named
-	// "a" or "b" (id 0, size 2, name length 1, name).
-	wasm := append(bytes.Clone(base), 0, 2, 1, 'a')
-	other := append(bytes.Clone(base), 0, 2, 1, 'b')
-	for _, tc := range []struct {
-		name string
-		d    Digest
-	}{
-		{"its own", Sum(wasm)},
-		{"other bytes of the same length", Sum(other)},
-		{"a copy of its bytes", Sum(bytes.Clone(wasm))},
-		{"a prefix of its bytes", Sum(wasm[:len(wasm)-1])},
-	} {
-		d := tc.d
-		m, err := Compile(ctx, "guest", wasm, Options{Digest: &d})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.SHA256() != sha256.Sum256(wasm) {
-			t.Errorf("with %s digest: SHA256 %x, want the module's own %x", tc.name, m.SHA256(), compileKey{sum: sha256.Sum256(wasm)})
-		}
-		if m.opts.Digest != nil {
-			t.Errorf("with %s digest: the module keeps it, and the binary with it", tc.name)
-		}
-		_ = m.Close(ctx)
-	}
 }

@@ -59,8 +59,7 @@ type Module struct {
 // errors and logs.
 func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Module, error) {
 	opts = opts.withDefaults()
-	key := compileKey{keyOf(wasm, opts.Digest), tableGrowth(opts.Limits.MemoryPages)}
-	opts.Digest = nil // it points into wasm, which the module must not keep alive
+	key := compileKey{sha256.Sum256(wasm), tableGrowth(opts.Limits.MemoryPages)}
 	m := &Module{name: name, opts: opts, runtime: opts.Runtime, config: opts.moduleConfig(),
 		running: map[*instance]struct{}{}}
 	if m.runtime == nil {

@@ -83,9 +83,6 @@ type Options struct {
 	// compiles each module afresh. It is for a runtime of the module's own:
 	// a shared Runtime has its own cache.
 	Cache wazero.CompilationCache
-	// Digest, when made by Sum from the very bytes given to Compile, spares
-	// Compile hashing them again; made from any other slice it is ignored.
-	Digest *Digest
 	// Logger receives every guest log line, with "plugin" and "tool"
 	// attributes. Nil means slog.Default().
 	Logger *slog.Logger
