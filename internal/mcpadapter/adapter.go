@@ -200,11 +200,11 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 	defer func() { a.record(ctx, &rec, res, err) }()
 
 	// A client of the 2026-07-28 protocol answers the guest's sampling and
-	// elicitation requests in requests of its own (rounds.go).
-	var rs *rounds
+	// elicitation requests in requests of its own (round.go).
+	var rs *round
 	if usesInputRequests(req) {
 		var roundsErr error
-		if rs, roundsErr = newRounds(req); roundsErr != nil {
+		if rs, roundsErr = newRound(req); roundsErr != nil {
 			rec.outcome = outcomeToolError
 			res = refusedResult(fmt.Sprintf("tool %s: %v", name, roundsErr))
 			return toCallToolResult(&res.Result), nil
@@ -289,7 +289,7 @@ func sessionID(ss *mcp.ServerSession) string {
 // logs every line to the server's logger as well. A guest run again for
 // another round of input requests (rs) does not send again the lines its
 // earlier rounds sent.
-func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, rec *callRecord, rs *rounds) func(abi.LogLevel, string) {
+func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, rec *callRecord, rs *round) func(abi.LogLevel, string) {
 	if ss == nil {
 		return nil
 	}

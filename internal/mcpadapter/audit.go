@@ -21,7 +21,7 @@ const (
 	outcomeRateLimited   = "rate_limited"   // refused by the session's or the tool's rate limit
 	outcomeBusy          = "busy"           // refused by the plugin's concurrency cap: queue full or wait timed out
 	outcomeProtocolError = "protocol_error" // answered with a JSON-RPC error (the tool vanished in a reload, the host closed)
-	outcomeInputRequired = "input_required" // answered with an input request; the client calls again with its answer (rounds.go)
+	outcomeInputRequired = "input_required" // answered with an input request; the client calls again with its answer (round.go)
 )
 
 // maxAuditArgs bounds the arguments quoted in one audit line (--log-args);

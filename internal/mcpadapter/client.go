@@ -13,11 +13,11 @@ import (
 // clientFeatures connects a tools/call to the client that sent it: progress
 // notifications when the request carries a progress token, and sampling and
 // elicitation requests. A client of the 2026-07-28 protocol answers those
-// in requests of its own, through rs (rounds.go); an earlier client is sent
+// in requests of its own, through rs (round.go); an earlier client is sent
 // them on its session, unless it has none (stateless). Each is left unset
 // or refused, so that the guest is told "not supported", when the request
 // has no way to reach its client.
-func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, creq *host.CallRequest, rs *rounds, stateless bool) {
+func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, creq *host.CallRequest, rs *round, stateless bool) {
 	ss := req.Session
 	caps := req.ClientCapabilities()
 	if rs != nil {

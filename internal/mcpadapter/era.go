@@ -10,7 +10,7 @@ const (
 	// requests carry their version in the Mcp-Protocol-Version header, and
 	// go-sdk serves them only on a stateless handler. Nor may a server send
 	// requests to the client in the middle of a call: it returns input
-	// requests instead (SEP-2322), which rounds.go turns the guest's sampling
+	// requests instead (SEP-2322), which round.go turns the guest's sampling
 	// and elicitation into.
 	modernProtocol = "2026-07-28"
 )

@@ -125,7 +125,7 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	p.mod = mod
-	sum := mod.SHA256() // computed once, by the sandbox, for its compiled code
+	sum := mod.Sum() // the sandbox's, which keys its compiled code by it
 	p.sum = hex.EncodeToString(sum[:])
 	doc, err := mod.Describe(ctx)
 	if err == nil {

@@ -18,8 +18,9 @@ import (
 
 const wasiModule = wasi_snapshot_preview1.ModuleName
 
-// Module is one compiled guest with its own runtime and instance pool. Its
-// methods are safe for concurrent use.
+// Module is one compiled module with its instance pool, in a runtime shared
+// with other modules (Options.Runtime) or its own. Its methods are safe for
+// concurrent use.
 type Module struct {
 	name    string
 	opts    Options
@@ -43,8 +44,8 @@ type Module struct {
 	mounts []*mountFS
 }
 
-// Compile creates the module's own runtime with WASI preview 1 and the
-// "wasmcp" host module, compiles wasm, checks its imports and exports against
+// Compile compiles wasm in Options.Runtime (or a runtime of the module's own,
+// with WASI preview 1 and the "wasmcp" host module), checks its imports and exports against
 // ABI.md, instantiates a first instance (running _initialize) and checks that
 // wasmcp_abi_version returns abi.Version. A binary whose counts promise more
 // than its bytes hold, whose tables start with more than 10 million
@@ -149,7 +150,7 @@ func (m *Module) memoryLimit() uint64 {
 }
 
 // SHA256 is the SHA-256 of the binary given to Compile.
-func (m *Module) SHA256() [sha256.Size]byte { return m.code.key.sum }
+func (m *Module) Sum() [sha256.Size]byte { return m.code.key.sum }
 
 // Info describes the module's imports, exports and ABI version.
 func (m *Module) Info() Info {

@@ -88,7 +88,7 @@ func BenchmarkCompileShared(b *testing.B) {
 func TestSHA256(t *testing.T) {
 	wasm := guest(t, "guest")
 	m := compile(t, "guest", sandbox.Options{})
-	if got, want := m.SHA256(), sha256.Sum256(wasm); got != want {
+	if got, want := m.Sum(), sha256.Sum256(wasm); got != want {
 		t.Fatalf("SHA256 = %x, want %x", got, want)
 	}
 }

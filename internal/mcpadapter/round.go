@@ -43,11 +43,11 @@ const (
 // the transport's limit around the arguments.
 const maxRequestState = 1 << 20
 
-// roundsVersion tags the encoding of a requestState.
-const roundsVersion = 1
+// roundVersion tags the encoding of a requestState.
+const roundVersion = 1
 
-// roundsState is what a requestState holds.
-type roundsState struct {
+// roundState is what a requestState holds.
+type roundState struct {
 	V     int    `json:"v"`
 	Tool  string `json:"tool"`
 	Args  string `json:"args"` // hex SHA-256 of the arguments the rounds began with
@@ -62,9 +62,9 @@ type step struct {
 	Response json.RawMessage `json:"response,omitempty"`
 }
 
-// rounds is one round of a tools/call that asks its client in rounds. Its
+// round is one round of a tools/call that asks its client in rounds. Its
 // methods run on the call's goroutine.
-type rounds struct {
+type round struct {
 	tool, args string
 	steps      []step // answered, in the order the guest asked
 	next       int    // the step the guest's next request is matched with
@@ -90,9 +90,9 @@ func usesInputRequests(req *mcp.CallToolRequest) bool {
 
 // newRounds takes up the rounds of req where its requestState and
 // inputResponses leave them.
-func newRounds(req *mcp.CallToolRequest) (*rounds, error) {
+func newRound(req *mcp.CallToolRequest) (*round, error) {
 	p := req.Params
-	r := &rounds{tool: p.Name, args: argsDigest(p.Arguments)}
+	r := &round{tool: p.Name, args: argsDigest(p.Arguments)}
 	if p.RequestState == "" {
 		if len(p.InputResponses) > 0 {
 			return nil, errors.New("inputResponses without the requestState they answer")
@@ -100,15 +100,15 @@ func newRounds(req *mcp.CallToolRequest) (*rounds, error) {
 		return r, nil
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(p.RequestState)
-	var st roundsState
+	var st roundState
 	if err == nil {
 		err = json.Unmarshal(raw, &st)
 	}
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("requestState is not one this server made: %v", err)
-	case st.V != roundsVersion:
-		return nil, fmt.Errorf("requestState of version %d, want %d", st.V, roundsVersion)
+	case st.V != roundVersion:
+		return nil, fmt.Errorf("requestState of version %d, want %d", st.V, roundVersion)
 	case st.Tool != r.tool || st.Args != r.args:
 		return nil, errors.New("requestState belongs to a call of another tool or other arguments")
 	case len(st.Steps) == 0:
@@ -154,7 +154,7 @@ func answers(method string, a mcp.InputResponse) bool {
 func ask[P any, PT interface {
 	*P
 	mcp.InputRequest
-}](r *rounds, method string, declared bool) func(context.Context, json.RawMessage) (json.RawMessage, error) {
+}](r *round, method string, declared bool) func(context.Context, json.RawMessage) (json.RawMessage, error) {
 	return func(_ context.Context, params json.RawMessage) (json.RawMessage, error) {
 		if !declared {
 			return nil, notDeclared(feature(method))
@@ -189,12 +189,12 @@ func ask[P any, PT interface {
 
 // replaying reports whether the guest is still going over what it did in
 // earlier rounds, whose log lines and progress the client has had.
-func (r *rounds) replaying() bool { return r.next < len(r.steps) }
+func (r *round) replaying() bool { return r.next < len(r.steps) }
 
 // result is the answer to the round of a call that stopped with
 // host.ErrInputRequired: the input request for the client, or why the call
 // cannot go on. inputRequired tells the two apart.
-func (r *rounds) result() (res *mcp.CallToolResult, inputRequired bool) {
+func (r *round) result() (res *mcp.CallToolResult, inputRequired bool) {
 	fail := func(msg string) (*mcp.CallToolResult, bool) {
 		return toCallToolResult(&refusedResult(msg).Result), false
 	}
@@ -205,7 +205,7 @@ func (r *rounds) result() (res *mcp.CallToolResult, inputRequired bool) {
 		// The host reports input required only after a request of ours.
 		return fail(fmt.Sprintf("tool %s stopped for an input request that was not made", r.tool))
 	}
-	st := roundsState{V: roundsVersion, Tool: r.tool, Args: r.args, Steps: append(r.steps[:len(r.steps):len(r.steps)], r.pending.step)}
+	st := roundState{V: roundVersion, Tool: r.tool, Args: r.args, Steps: append(r.steps[:len(r.steps):len(r.steps)], r.pending.step)}
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return fail(fmt.Sprintf("tool %s: input request state: %v", r.tool, err))

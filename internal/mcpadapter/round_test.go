@@ -191,7 +191,7 @@ func TestInputRequestStateEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatalf("requestState %q: %v", first.RequestState, err)
 	}
-	var st roundsState
+	var st roundState
 	if err := json.Unmarshal(raw, &st); err != nil || st.Tool != "ask" || len(st.Steps) != 1 || st.Steps[0].Key != "sampling-1" || st.Steps[0].Response != nil {
 		t.Errorf("state %s (%v), want one unanswered step sampling-1 of ask", raw, err)
 	}
@@ -227,7 +227,7 @@ func TestInputRequestRoundsOverHTTP(t *testing.T) {
 // it accepts is a replay the guest can consume: every step answered, with a
 // result of its own method.
 func FuzzRequestState(f *testing.F) {
-	valid, _ := json.Marshal(roundsState{V: roundsVersion, Tool: "ask", Args: argsDigest(json.RawMessage(sampleArgs)),
+	valid, _ := json.Marshal(roundState{V: roundVersion, Tool: "ask", Args: argsDigest(json.RawMessage(sampleArgs)),
 		Steps: []step{{Key: "sampling-1", Method: methodSample, Request: digest([]byte("{}"))}}})
 	for _, seed := range []string{"", base64.RawURLEncoding.EncodeToString(valid), "bm90IG91cnM", "e30", "!!"} {
 		f.Add(seed, true)
@@ -241,7 +241,7 @@ func FuzzRequestState(f *testing.F) {
 		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{
 			Name: "ask", Arguments: json.RawMessage(sampleArgs), RequestState: state, InputResponses: responses,
 		}}
-		r, err := newRounds(req)
+		r, err := newRound(req)
 		if err != nil {
 			return
 		}
