@@ -27,6 +27,16 @@ const (
 //	(func (export "wasmcp_describe") (result i64) i64.const DESCRIBE_PACKED)
 //	(func (export "wasmcp_call") (param i32 i32 i32 i32) (result i64) i64.const RESULT_PACKED)
 func generateGuest(tools []abi.Tool, answer string) ([]byte, error) {
+	return generateGuestCalling(tools, answer, nil)
+}
+
+// loopForever is a wasmcp_call body that never returns: (loop (br 0))
+// unreachable.
+var loopForever = []byte{0x03, 0x40, 0x0c, 0x00, 0x0b, 0x00}
+
+// generateGuestCalling is generateGuest with call, when not nil, as the code
+// of wasmcp_call.
+func generateGuestCalling(tools []abi.Tool, answer string, call []byte) ([]byte, error) {
 	describe, err := json.Marshal(abi.Describe{Tools: tools})
 	if err != nil {
 		return nil, err
@@ -36,6 +46,9 @@ func generateGuest(tools []abi.Tool, answer string) ([]byte, error) {
 		return nil, err
 	}
 	resultAt := (describeAt + len(describe) + 15) &^ 15
+	if call == nil {
+		call = i64Const(abi.Pack(uint32(resultAt), uint32(len(result))))
+	}
 	if resultAt+len(result) > docsEnd {
 		return nil, fmt.Errorf("guest documents of %d bytes do not fit the first page", resultAt+len(result))
 	}
@@ -63,7 +76,7 @@ func generateGuest(tools []abi.Tool, answer string) ([]byte, error) {
 		body(nil, i32Const(abi.Version)),
 		body([]byte{1, i32}, allocCode()),
 		body(nil, i64Const(abi.Pack(describeAt, uint32(len(describe))))),
-		body(nil, i64Const(abi.Pack(uint32(resultAt), uint32(len(result))))),
+		body(nil, call),
 	)
 	data := vec(dataSegment(describeAt, describe), dataSegment(uint32(resultAt), result))
 
