@@ -13,13 +13,13 @@ import (
 // a person answering is not the guest's doing, and a deadline that kept
 // running would turn a slow human into a timed-out tool.
 //
-// It has no timer. The guest's yields ask Err every few thousand
+// A running guest needs no timer: its yields ask Err every few thousand
 // instructions (interrupt.go), and so do the host functions; Err notices a
-// clock that ran out and then closes Done. A timer would cost every call
-// more than the guest's echo itself, for a Done nothing waits on while the
-// guest runs: while the client is asked the clock is stopped, and the
-// parent's end still closes Done at once. When the time runs out Err
-// returns context.DeadlineExceeded, exactly as with context.WithTimeout, and
+// clock that ran out and then closes Done. A timer on every call would cost
+// more than the guest's echo itself, so one is started only when someone
+// waits on Done (a call waiting for its turn on a processor), and follows
+// the clock's pauses from then on. When the time runs out Err returns
+// context.DeadlineExceeded, exactly as with context.WithTimeout, and
 // classify reports ErrTimeout.
 type budget struct {
 	parent context.Context
@@ -29,6 +29,7 @@ type budget struct {
 
 	mu     sync.Mutex
 	stop   func() bool   // guarded by mu; stops the propagation of parent's cancellation, once Done set it up
+	timer  *time.Timer   // guarded by mu; calls Err when the running time is up, once Done set it up
 	done   chan struct{} // guarded by mu; made when first asked for
 	err    error         // guarded by mu; set once, when done is closed
 	left   time.Duration // guarded by mu; running time left when the clock last stopped
@@ -65,6 +66,9 @@ func (b *budget) finishLocked(err error) {
 	if b.err != nil {
 		return
 	}
+	if b.timer != nil {
+		b.timer.Stop()
+	}
 	b.err = err
 	if b.done == nil {
 		b.done = closedChan
@@ -86,6 +90,9 @@ func (b *budget) pause() {
 		return
 	}
 	b.paused = true
+	if b.timer != nil {
+		b.timer.Stop()
+	}
 }
 
 // resume restarts the clock stopped by pause with the time that was left.
@@ -97,12 +104,19 @@ func (b *budget) resume() {
 	}
 	b.paused = false
 	b.since = time.Now()
+	if b.timer != nil {
+		b.timer.Reset(b.left)
+	}
 }
 
-// release frees the propagation from the parent, if Done set one up.
+// release frees the propagation from the parent and the timer, if Done set
+// them up.
 func (b *budget) release() {
 	b.mu.Lock()
 	stop := b.stop
+	if b.timer != nil {
+		b.timer.Stop()
+	}
 	b.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -113,11 +127,11 @@ func (b *budget) release() {
 // it is paused, so it promises none.
 func (b *budget) Deadline() (time.Time, bool) { return b.parent.Deadline() }
 
-// Done is closed when the parent is done, or when Err has seen the running
-// time used up. The parent's end is propagated to it only from the first
-// call of Done: most calls never wait on Done (Err looks at the parent
-// itself), and registering with the parent costs every call half a dozen
-// allocations and a lock of the parent.
+// Done is closed when the parent is done or the running time is used up.
+// Both are watched only from the first call of Done: most calls never wait
+// on Done (Err looks at the parent and the clock itself), and registering
+// with the parent costs every call half a dozen allocations and a lock of
+// the parent.
 func (b *budget) Done() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -129,6 +143,14 @@ func (b *budget) Done() <-chan struct{} {
 			// AfterFunc runs its function in a goroutine of its own, which
 			// waits for mu: no lock order to keep.
 			b.stop = context.AfterFunc(b.parent, func() { b.finish(b.parent.Err()) })
+			left := b.left
+			if !b.paused {
+				left -= time.Since(b.since)
+			}
+			b.timer = time.AfterFunc(left, func() { _ = b.Err() })
+			if b.paused {
+				b.timer.Stop()
+			}
 		}
 	}
 	return b.done

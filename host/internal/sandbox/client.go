@@ -128,7 +128,8 @@ func (m *Module) progress(ctx context.Context, mod api.Module, stack []uint64) {
 	if n > abi.MaxLogSize {
 		buf = trimPartialRune(buf)
 	}
-	st.hooks.Progress(p, total, string(buf))
+	msg := string(buf)
+	instanceFrom(ctx).outside(func() { st.hooks.Progress(p, total, msg) })
 }
 
 // cancelled implements wasmcp.cancelled: 1 once the call's context is done,
@@ -201,7 +202,9 @@ func (m *Module) ask(ctx context.Context, st *callState, feature string, hook Re
 		defer st.budget.resume()
 	}
 	start := time.Now()
-	reply, err := hook(wctx, params)
+	var reply []byte
+	var err error
+	instanceFrom(ctx).outside(func() { reply, err = hook(wctx, params) })
 	st.waitLeft -= time.Since(start)
 	waitDone := wctx.Err() != nil
 	cancel()

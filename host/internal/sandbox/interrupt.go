@@ -7,24 +7,36 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/bounds"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/turns"
 )
 
 // A guest is stopped at its deadline, on cancellation and on Close by the
 // fuel bounds.Instrument meters it with: when the fuel runs out the guest
 // calls yield, which traps if the call is over and otherwise hands out more.
 // yield is also where a guest in a long computation returns to Go, so that
-// the garbage collector can stop its goroutine (see bounds/fuel.go).
+// the garbage collector can stop its goroutine (see bounds/fuel.go), and
+// where a call that has run long gives way to the others (package turns).
+
+// longCalls shares the processors among the long calls of every module:
+// the processors are the process's.
+var longCalls = turns.New(turns.Default)
 
 // errStopped is what yield traps with when Close stops a running call.
 var errStopped = errors.New("stopped: the module was closed")
 
 // yield implements the instrumentation's wasmcp.yield: () -> i32.
 func yield(ctx context.Context, _ api.Module, stack []uint64) {
-	if in := instanceFrom(ctx); in != nil && in.stopped.Load() {
+	in := instanceFrom(ctx)
+	if in != nil && in.stopped.Load() {
 		panic(errStopped)
 	}
 	if err := ctx.Err(); err != nil {
 		panic(err) // a trap of the call, which classify reports as its timeout or cancellation
+	}
+	if in != nil && in.turn != nil {
+		if err := in.turn.Checkpoint(ctx); err != nil {
+			panic(err)
+		}
 	}
 	stack[0] = bounds.Fuel
 }
@@ -32,8 +44,9 @@ func yield(ctx context.Context, _ api.Module, stack []uint64) {
 // interruptNow makes the guest trap at its next yield.
 func (in *instance) interruptNow() { in.stopped.Store(true) }
 
-// guard runs fn, which calls into in, with in counted as running, so that
-// Close can stop it, and waits for it before closing the runtime.
+// guard runs fn, which calls into in, as a call of longCalls and with in
+// counted as running, so that Close can stop it and waits for it before
+// closing the runtime.
 func (m *Module) guard(ctx context.Context, in *instance, fn func() error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -46,7 +59,25 @@ func (m *Module) guard(ctx context.Context, in *instance, fn func() error) error
 	m.running[in] = struct{}{}
 	m.mu.Unlock()
 	defer m.done(in)
-	return fn()
+	long, err := longCalls.Run(m.longBefore.Load(), func(c *turns.Call) error {
+		in.turn = c
+		defer func() { in.turn = nil }()
+		return fn()
+	})
+	if long {
+		m.longBefore.Store(true)
+	}
+	return err
+}
+
+// outside runs fn, which waits outside the guest (for the client, for the
+// transport), without a turn of longCalls.
+func (in *instance) outside(fn func()) {
+	if in.turn == nil {
+		fn()
+		return
+	}
+	in.turn.Outside(fn)
 }
 
 // done counts in as no longer running and, if it was the last call of a

@@ -73,7 +73,8 @@ func (m *Module) log(ctx context.Context, mod api.Module, stack []uint64) {
 	// Outside a call (_initialize, describe) there is no call state: no
 	// limits, no LogFunc and no tool to name.
 	var st *callState
-	if in := instanceFrom(ctx); in != nil {
+	in := instanceFrom(ctx)
+	if in != nil {
 		if b := in.state.budget; b != nil {
 			ctx = b.caller() // the logger may want the caller's values
 		}
@@ -98,7 +99,8 @@ func (m *Module) log(ctx context.Context, mod api.Module, stack []uint64) {
 	}
 	msg := string(buf) // copies: the guest may reuse its memory at once
 	if hook != nil {
-		hook(level, msg)
+		// The client may be slow to read: its wait takes no processor.
+		in.outside(func() { hook(level, msg) })
 	}
 	if !logged {
 		return

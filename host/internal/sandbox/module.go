@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -42,6 +43,8 @@ type Module struct {
 	// mounts are the directories granted by SetGrants, open until release;
 	// guarded by mu.
 	mounts []*mountFS
+	// longBefore is set once a call has run long (interrupt.go).
+	longBefore atomic.Bool
 }
 
 // Compile compiles wasm in Options.Runtime (or a runtime of the module's own,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/bounds"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/turns"
 )
 
 // instance is one instantiation of a module. It serves one call at a time.
@@ -21,6 +22,9 @@ type instance struct {
 	// stopped is set by Close to stop the guest at its next yield
 	// (interrupt.go).
 	stopped atomic.Bool
+	// turn is the call running in the instance, for its checkpoints and
+	// its waits outside the guest (interrupt.go).
+	turn *turns.Call
 	// state is the state of the call in progress, read by host functions.
 	state callState
 	// stack is reused by every CallWithStack so that a call allocates nothing

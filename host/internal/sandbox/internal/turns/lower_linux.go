@@ -1,0 +1,13 @@
+package turns
+
+import (
+	"runtime"
+	"syscall"
+)
+
+// lower locks the goroutine to its thread and lowers the thread's
+// priority to Nice. Linux keeps a niceness per thread.
+func lower() {
+	runtime.LockOSThread()
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), Nice)
+}
