@@ -342,3 +342,27 @@ func TestAdversaryReadOnlyMount(t *testing.T) {
 	}
 	f.check(t, before)
 }
+
+// The rest of the closed sandbox, probed by the same guest under a policy
+// that grants its mounts only: no environment (though the server has
+// variables), no sockets (not even accept on the preopened directory), the
+// fake clock, and a sleep of one hour that does not hold the call.
+func TestAdversarySandboxProbe(t *testing.T) {
+	t.Setenv("WASMCP_ADVERSARY_SECRET", "SENTINEL-ENV")
+	f := newMountFixture(t)
+	s := startFS(t, f)
+	start := time.Now()
+	out, err := runFS(t, s, "v;x;P;g;y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	r := strings.Fields(out)
+	if len(r) != 5 || r[0] != "v:0" || !strings.HasPrefix(r[1], "x:E") || r[2] != "P:ok" || r[3] != "g:"+fakeEpoch {
+		t.Errorf("sandbox probe: %s, want v:0 x:E.. P:ok g:%s", out, fakeEpoch)
+	}
+	if took > 10*time.Second {
+		t.Errorf("a guest's one-hour sleep without the clock held the call %v", took)
+	}
+	t.Logf("probe: %s in %v", out, took.Round(time.Millisecond))
+}

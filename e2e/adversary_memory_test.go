@@ -87,6 +87,32 @@ func TestAdversaryBatchFlood(t *testing.T) {
 	if peak > baseline+64*mib {
 		t.Errorf("MEMORY: batches bypass --max-in-flight: peak RSS %d MiB, baseline %d MiB (%d requests in flight at once)", peak/mib, baseline/mib, per)
 	}
+
+	// Over HTTP, a session of 2025-11-25 refuses batches, after reading
+	// them; SECURITY.md states no bound on the requests one client may
+	// send at once, so the figure is reported.
+	h := advHTTP(t, servedCopy(t, wat("hello")))
+	session := h.session(t)
+	baseline = status(t, h.cmd.Process.Pid, "VmRSS")
+	var batch strings.Builder
+	batch.WriteByte('[')
+	for i := range per {
+		if i > 0 {
+			batch.WriteByte(',')
+		}
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)
+	}
+	batch.WriteByte(']')
+	const posts = 4
+	codes := make([]int, posts)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range posts {
+		wg.Go(func() { codes[i], _, _ = h.post(t, session, batch.String()) })
+	}
+	wg.Wait()
+	t.Logf("HTTP: %d concurrent POSTs of a %d-ping batch (%.1f MiB) in a 2025-11-25 session: %v in %v; peak RSS %d MiB (baseline %d MiB)",
+		posts, per, float64(batch.Len())/mib, codes, time.Since(start).Round(time.Millisecond), status(t, h.cmd.Process.Pid, "VmHWM")/mib, baseline/mib)
 }
 
 // Guests flood the log while the client listens at debug level: each call

@@ -25,6 +25,10 @@
 ;;              times now, set append and write "X": "MTIME/E1/E2/E3/E4"
 ;;   e P        list directory P: names separated by ","
 ;;   g          the wall clock, seconds
+;;   v          the number of environment variables
+;;   x          sock_accept on fd 3: its errno
+;;   y          8 bytes of random_get, as a number
+;;   P          poll_oneoff sleeping one hour on the monotonic clock
 ;;   n N ...    run the rest of the script N times; print only what reads
 ;;              return and, at the end, how many commands succeeded
 (module
@@ -49,6 +53,10 @@
   (import "wasi_snapshot_preview1" "fd_prestat_get" (func $fd_prestat_get (param i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_prestat_dir_name" (func $fd_prestat_dir_name (param i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "clock_time_get" (func $clock_time_get (param i32 i64 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "environ_sizes_get" (func $environ_sizes_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "sock_accept" (func $sock_accept (param i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "random_get" (func $random_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll_oneoff (param i32 i32 i32 i32) (result i32)))
 
   ;; Layout: 16 iovec, 24 count, 28 opened fd, 32 bufused, 64 filestat,
   ;; 128 prestat, 256 preopen name, 1024 describe, 2048 result prefix,
@@ -281,6 +289,22 @@
       (if (i32.eqz (local.get $errno)) (then (call $emitnum (i64.div_u (i64.load (i32.const 64)) (i64.const 1000000000)))))
       (return (local.get $errno))))
     (if (i32.eq (local.get $op) (i32.const 110)) (then (return (call $repeat))))
+    (if (i32.eq (local.get $op) (i32.const 118)) (then ;; v
+      (local.set $errno (call $environ_sizes_get (i32.const 64) (i32.const 68)))
+      (if (i32.eqz (local.get $errno)) (then (call $emitnum (i64.load32_u (i32.const 64)))))
+      (return (local.get $errno))))
+    (if (i32.eq (local.get $op) (i32.const 120)) (then ;; x
+      (return (call $sock_accept (i32.const 3) (i32.const 0) (i32.const 64)))))
+    (if (i32.eq (local.get $op) (i32.const 121)) (then ;; y
+      (local.set $errno (call $random_get (i32.const 64) (i32.const 8)))
+      (if (i32.eqz (local.get $errno)) (then (call $emitnum (i64.load (i32.const 64)))))
+      (return (local.get $errno))))
+    (if (i32.eq (local.get $op) (i32.const 80)) (then ;; P
+      (memory.fill (i32.const 4160) (i32.const 0) (i32.const 48))
+      (i32.store8 (i32.const 4168) (i32.const 0))                 ;; tag: clock
+      (i32.store (i32.const 4176) (i32.const 1))                  ;; monotonic
+      (i64.store (i32.const 4184) (i64.const 3600000000000))      ;; one hour
+      (return (call $okd (call $poll_oneoff (i32.const 4160) (i32.const 4224) (i32.const 1) (i32.const 24))))))
     ;; the rest take a first word
     (call $tok)
     (local.set $ap (global.get $tp))
