@@ -235,7 +235,7 @@ func TestAdversaryMalformedLines(t *testing.T) {
 			}
 			delete(unanswered, string(r.ID))
 			if r.Error != nil && r.Error.Code == 0 {
-				t.Logf("note: line %d (%s): error code 0: %s", i, clipped(line), clipped(b))
+				t.Errorf("line %d (%s): error code 0, which JSON-RPC does not define: %s", i, clipped(line), clipped(b))
 			}
 		}
 		t.Logf("line %d (%s): %d lines in %v: %s", i, clipped(strings.ToValidUTF8(line, "?")), len(before),
@@ -250,7 +250,7 @@ func TestAdversaryMalformedLines(t *testing.T) {
 		}
 	}
 	for id, i := range unanswered {
-		t.Logf("note: line %d (%s) carries id %s and was never answered", i, clipped(lines[i]), id)
+		t.Errorf("line %d (%s) carries id %s and was never answered", i, clipped(lines[i]), id)
 	}
 }
 

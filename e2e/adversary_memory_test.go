@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -55,9 +56,10 @@ func TestAdversaryMemoryBombs(t *testing.T) {
 }
 
 // A stdio client of protocol 2025-03-26 sends its requests in batches: the
-// server must still stop reading at --max-in-flight (64) unanswered
-// requests, as it does for requests one per line (200,000 pipelined pings
-// peak at about 40 MiB: TestPipelinedRequestsBounded).
+// server must still bound the requests in flight at --max-in-flight (64),
+// as it does for requests one per line (200,000 pipelined pings peak at
+// about 40 MiB: TestPipelinedRequestsBounded). A batch may hold at most
+// that many; a longer one is refused whole, and the session goes on.
 func TestAdversaryBatchFlood(t *testing.T) {
 	needProc(t)
 	s := advRaw(t, servedCopy(t, wat("hello")), "2025-03-26")
@@ -78,9 +80,25 @@ func TestAdversaryBatchFlood(t *testing.T) {
 		w.Flush()
 	}()
 	for b := range batches {
-		if line := s.next(); !strings.HasPrefix(line, `[{"jsonrpc":"2.0","id":`) {
-			t.Fatalf("batch %d: %s", b, clipped(line))
+		if line := s.next(); !strings.Contains(line, `"code":-32600`) || !strings.Contains(line, "over the limit of 64") {
+			t.Fatalf("batch %d: %s, want -32600 naming the limit", b, clipped(line))
 		}
+	}
+	// A batch within the limit is answered whole.
+	var small strings.Builder
+	small.WriteByte('[')
+	for i := range 64 {
+		if i > 0 {
+			small.WriteByte(',')
+		}
+		fmt.Fprintf(&small, `{"jsonrpc":"2.0","id":"small-%d","method":"ping"}`, i)
+	}
+	small.WriteString("]\n")
+	if _, err := io.WriteString(s.in, small.String()); err != nil {
+		t.Fatal(err)
+	}
+	if line := s.next(); strings.Count(line, `"id":"small-`) != 64 {
+		t.Fatalf("batch of 64: %s, want 64 answers", clipped(line))
 	}
 	peak := status(t, s.cmd.Process.Pid, "VmHWM")
 	t.Logf("%d batches of %d pings: peak RSS %d MiB (baseline %d MiB)", batches, per, peak/mib, baseline/mib)

@@ -99,7 +99,7 @@ func (a *Adapter) HTTPHandler(opts HTTPOptions) http.Handler {
 			return n
 		}
 	}
-	return &checkRequests{next: router, opts: opts, logger: a.logger}
+	return &checkRequests{next: router, opts: opts, maxBatch: a.opts.MaxInFlight, logger: a.logger}
 }
 
 // eraRouter sends each request to the handler of its protocol era.
@@ -120,9 +120,10 @@ func (e *eraRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // checkRequests reads and checks the body of each POST before the router
 // sees it (see HTTPHandler).
 type checkRequests struct {
-	next   *eraRouter
-	opts   HTTPOptions
-	logger *slog.Logger
+	next     *eraRouter
+	opts     HTTPOptions
+	maxBatch int
+	logger   *slog.Logger
 }
 
 func (c *checkRequests) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -142,17 +143,15 @@ func (c *checkRequests) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	msgs, _, refused := decodeMessages(body)
+	msgs, _, refused := decodeMessages(body, c.maxBatch)
 	if refused != nil {
 		c.logger.Debug("JSON-RPC request refused", "code", refused.code, "error", refused.message)
 		writeJSONRPC(w, http.StatusBadRequest, refused.response())
 		return
 	}
 	var call *incoming
-	if len(msgs) == 1 {
-		if _, ok := msgs[0].call(); ok {
-			call = &msgs[0]
-		}
+	if len(msgs) == 1 && msgs[0].call() {
+		call = &msgs[0]
 	}
 	if call != nil && c.overSessionCap(r, call) {
 		w.Header().Set("Retry-After", "60")
@@ -171,9 +170,8 @@ func (c *checkRequests) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.next.ServeHTTP(cw, r)
 	cw.finish()
 	if cw.notHandled {
-		req, _ := call.call()
 		writeJSONRPC(w, http.StatusOK, (&refusal{id: call.rawID, code: jsonrpc.CodeMethodNotFound,
-			message: fmt.Sprintf("method %q not found", req.Method)}).response())
+			message: fmt.Sprintf("method %q not found", call.method)}).response())
 	}
 }
 
@@ -201,8 +199,7 @@ func (c *checkRequests) readBody(w http.ResponseWriter, r *http.Request) ([]byte
 // overSessionCap reports whether call would open a session past the cap: an
 // initialize of a 2025-era client served with sessions.
 func (c *checkRequests) overSessionCap(r *http.Request, call *incoming) bool {
-	req, _ := call.call()
-	return c.next.sessions != nil && req.Method == "initialize" && r.Header.Get("Mcp-Session-Id") == "" &&
+	return c.next.sessions != nil && call.method == "initialize" && r.Header.Get("Mcp-Session-Id") == "" &&
 		!modern(r.Header.Get("Mcp-Protocol-Version")) && c.next.sessions() >= c.opts.MaxSessions
 }
 

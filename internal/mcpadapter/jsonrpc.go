@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -31,8 +32,13 @@ var plainInteger = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 // parseID converts the id member of a request as sent into the id go-sdk
 // makes of it, or reports why it cannot be answered with those bytes. A
 // missing or null id is a notification's: none, and no error.
+//
+// A string id is answered as go-sdk encodes the string it decoded, so one
+// is accepted only when that gives back its bytes: "\u0041" would come back
+// as "A", and a lone surrogate or a byte that is not UTF-8 as U+FFFD, the
+// same id as other requests'.
 func parseID(raw json.RawMessage) (jsonrpc.ID, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = trimJSONSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return jsonrpc.ID{}, nil
 	}
@@ -41,6 +47,10 @@ func parseID(raw json.RawMessage) (jsonrpc.ID, error) {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return jsonrpc.ID{}, fmt.Errorf("id %s is not a valid string", clip(raw))
+		}
+		if again, err := marshal(s); err != nil || !bytes.Equal(again, raw) {
+			return jsonrpc.ID{}, fmt.Errorf("id %s cannot be answered with the same bytes: write the string "+
+				"in UTF-8 without escapes other than those JSON requires", clip(raw))
 		}
 		return jsonrpc.MakeID(s)
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -70,7 +80,7 @@ func (r *refusal) response() []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, _ := json.Marshal(struct {
+	b, _ := marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   *jsonrpc.Error  `json:"error"`
@@ -78,28 +88,33 @@ func (r *refusal) response() []byte {
 	return b
 }
 
-// incoming is one checked message: go-sdk's decoding of it, and the id of a
-// request as sent.
+// incoming is one checked message: what the adapter needs of it, and the
+// message as received.
 type incoming struct {
-	raw   json.RawMessage // the message as received
-	msg   jsonrpc.Message
-	rawID json.RawMessage
+	raw    json.RawMessage // the message as received
+	rawID  json.RawMessage // a request's id as sent
+	id     jsonrpc.ID      // a request's id as go-sdk reads it; a response's
+	method string          // a request's; "" for a response
+	params json.RawMessage
 }
 
-// call returns the request when the message is one that expects an answer.
-func (in incoming) call() (*jsonrpc.Request, bool) {
-	req, ok := in.msg.(*jsonrpc.Request)
-	return req, ok && req.IsCall()
-}
+func (in incoming) request() bool { return in.method != "" }
+
+// call reports whether the message is a request that expects an answer.
+func (in incoming) call() bool { return in.request() && in.id.IsValid() }
 
 // decodeMessages checks a JSON value received as one message or a batch of
-// them. It reports a refusal for a value that is not a JSON-RPC message (or
-// a batch holding one), a request whose id go-sdk would not answer with the
-// same bytes, or an empty batch.
-func decodeMessages(data []byte) (msgs []incoming, batch bool, _ *refusal) {
-	data = bytes.TrimSpace(data)
+// at most maxBatch of them. It reports a refusal for a value that is not a
+// JSON-RPC message (or a batch holding one), a request whose id go-sdk would
+// not answer with the same bytes, or a batch that is empty or too long.
+func decodeMessages(data []byte, maxBatch int) (msgs []incoming, batch bool, _ *refusal) {
+	data = trimJSONSpace(data)
 	if !json.Valid(data) {
 		return nil, false, &refusal{code: jsonrpc.CodeParseError, message: "parse error: not a JSON value"}
+	}
+	if tooDeep(data) {
+		return nil, false, &refusal{id: prefixID(data), code: jsonrpc.CodeInvalidRequest,
+			message: fmt.Sprintf("message nested more than %d levels deep", maxDepth)}
 	}
 	if data[0] != '[' {
 		in, r := decodeMessage(data)
@@ -111,6 +126,10 @@ func decodeMessages(data []byte) (msgs []incoming, batch bool, _ *refusal) {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil || len(raws) == 0 {
 		return nil, true, &refusal{code: jsonrpc.CodeInvalidRequest, message: "empty batch"}
+	}
+	if len(raws) > maxBatch {
+		return nil, true, &refusal{code: jsonrpc.CodeInvalidRequest,
+			message: fmt.Sprintf("batch of %d messages, over the limit of %d", len(raws), maxBatch)}
 	}
 	for _, raw := range raws {
 		in, r := decodeMessage(raw)
@@ -124,36 +143,160 @@ func decodeMessages(data []byte) (msgs []incoming, batch bool, _ *refusal) {
 	return msgs, true, nil
 }
 
-// decodeMessage checks one message, which is valid JSON.
+// decodeMessage checks one message, which is valid JSON, as go-sdk will
+// decode it: what go-sdk cannot decode ends its session.
 func decodeMessage(data []byte) (incoming, *refusal) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(data, &members); err != nil {
-		return incoming{}, &refusal{code: jsonrpc.CodeInvalidRequest, message: "not a JSON-RPC 2.0 message: not an object"}
-	}
-	rawID := members["id"]
-	_, isRequest := members["method"]
-	id, idErr := parseID(rawID)
-	answerable := rawID // the id a refusal may name: a request's, readable
-	if !isRequest || idErr != nil {
-		answerable = nil
-	}
-	if isRequest && idErr != nil {
-		return incoming{}, &refusal{code: jsonrpc.CodeInvalidRequest, message: idErr.Error()}
-	}
-	msg, err := jsonrpc.DecodeMessage(data)
+	members, err := objectMembers(data)
 	if err != nil {
+		return incoming{}, &refusal{code: jsonrpc.CodeInvalidRequest, message: "not a JSON-RPC 2.0 message: " + err.Error()}
+	}
+	rawID, rawMethod := members["id"], members["method"]
+	id, idErr := parseID(rawID)
+	in := incoming{raw: data, id: id, params: members["params"]}
+	// The id a refusal may name: a readable one, unless the message is a
+	// response, whose id is one of ours.
+	var answerable json.RawMessage
+	if idErr == nil && (rawMethod != nil || members["result"] == nil && members["error"] == nil) {
+		answerable = rawID
+	}
+	refuse := func(format string, args ...any) (incoming, *refusal) {
 		return incoming{}, &refusal{id: answerable, code: jsonrpc.CodeInvalidRequest,
-			message: fmt.Sprintf("not a JSON-RPC 2.0 message: %v", err)}
+			message: "not a JSON-RPC 2.0 message: " + fmt.Sprintf(format, args...)}
 	}
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok {
-		return incoming{raw: data, msg: msg}, nil // a response to a request of ours
+	var version string
+	if v, ok := members["jsonrpc"]; !ok {
+		return refuse(`"jsonrpc" is missing`)
+	} else if json.Unmarshal(v, &version) != nil || version != "2.0" {
+		return refuse(`"jsonrpc" is %s, not "2.0"`, clip(v))
 	}
-	if req.ID != id {
-		// go-sdk read another id than the one we checked (a repeated key).
-		return incoming{}, &refusal{code: jsonrpc.CodeInvalidRequest, message: fmt.Sprintf("ambiguous id %s", clip(rawID))}
+	if rawMethod != nil {
+		if idErr != nil {
+			return incoming{}, &refusal{code: jsonrpc.CodeInvalidRequest, message: idErr.Error()}
+		}
+		if json.Unmarshal(rawMethod, &in.method) != nil || in.method == "" {
+			return refuse(`"method" is %s, not a method name`, clip(rawMethod))
+		}
+		in.rawID = rawID
+		return in, nil
 	}
-	return incoming{raw: data, msg: msg, rawID: rawID}, nil
+	// A response, to a request of ours.
+	rawResult, rawError := members["result"], members["error"]
+	var wire struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	switch {
+	case idErr != nil || !id.IsValid():
+		return refuse("a response without a valid id")
+	case rawResult == nil && rawError == nil:
+		return refuse(`neither "method", "result" nor "error"`)
+	case rawError != nil && string(trimJSONSpace(rawError)) != "null" && json.Unmarshal(rawError, &wire) != nil:
+		return refuse(`"error" is not a JSON-RPC error object`)
+	}
+	return in, nil
+}
+
+// prefixID is the id of the request a message too long or too deep to
+// decode begins, when its first members, read by encoding/json's tokenizer
+// up to where it fails, name a method and an id that can be answered; nil
+// otherwise.
+func prefixID(prefix []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var id json.RawMessage
+	method := false
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			break
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		switch key {
+		case "id":
+			id = v
+		case "method":
+			method = true
+		}
+	}
+	if _, err := parseID(id); !method || err != nil || id == nil {
+		return nil
+	}
+	return id
+}
+
+// objectMembers returns the members of the JSON object data, refusing
+// another value or a member that appears twice: go-sdk would read one of
+// the two, perhaps not the one checked.
+func objectMembers(data []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not an object")
+	}
+	members := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key := tok.(string) // a member name, in a valid object
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if _, dup := members[key]; dup {
+			return nil, fmt.Errorf("member %q appears twice", clip([]byte(key)))
+		}
+		members[key] = v
+	}
+	return members, nil
+}
+
+// maxDepth is the deepest nesting of arrays and objects go-sdk decodes; a
+// deeper message ends its session.
+const maxDepth = 1000
+
+// tooDeep reports whether the valid JSON value data nests arrays and
+// objects more than maxDepth deep.
+func tooDeep(data []byte) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case inString && c == '\\':
+			i++ // the escaped byte
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			if depth++; depth > maxDepth {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// trimJSONSpace trims the white space JSON allows around a value, and only
+// that.
+func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
+
+// marshal is json.Marshal as go-sdk encodes its messages, without escaping
+// <, > and &: what the adapter sends beside go-sdk must read the same.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // clip keeps a value quoted in an error message short.

@@ -118,30 +118,28 @@ func (s *connState) admit(msgs []incoming, batch bool) *refusal {
 	}
 	seen := map[jsonrpc.ID]bool{}
 	for _, in := range msgs {
-		if req, ok := in.call(); ok {
+		if in.call() {
 			switch {
-			case s.calls[req.ID] != nil:
+			case s.calls[in.id] != nil:
 				// An answer to this call could settle that one in the client.
 				return &refusal{code: jsonrpc.CodeInvalidRequest,
 					message: fmt.Sprintf("request id %s is in use by a call in flight", clip(in.rawID))}
-			case seen[req.ID]:
+			case seen[in.id]:
 				return &refusal{code: jsonrpc.CodeInvalidRequest,
 					message: fmt.Sprintf("batch uses request id %s twice", clip(in.rawID))}
 			}
-			seen[req.ID] = true
+			seen[in.id] = true
 		}
 	}
 	for _, in := range msgs {
-		req, ok := in.msg.(*jsonrpc.Request)
 		switch {
-		case !ok:
-		case req.IsCall():
-			s.calls[req.ID] = &pending{batched: batch, initialize: req.Method == "initialize"}
-		case req.Method == "notifications/cancelled":
+		case in.call():
+			s.calls[in.id] = &pending{batched: batch, initialize: in.method == "initialize"}
+		case in.method == "notifications/cancelled":
 			var p struct {
 				RequestID json.RawMessage `json:"requestId"`
 			}
-			_ = json.Unmarshal(req.Params, &p) // go-sdk reports a malformed one
+			_ = json.Unmarshal(in.params, &p) // go-sdk reports a malformed one
 			if id, err := parseID(p.RequestID); err == nil && s.calls[id] != nil {
 				s.calls[id].cancelled = true
 			}
@@ -261,7 +259,9 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 		}
 		line, tooLong, err := readLine(f.r, f.limit)
 		f.err = err
-		if len(bytes.TrimSpace(line)) > 0 {
+		// go-sdk reads a line's white space as the start of another value,
+		// which never comes, and ends the session.
+		if line = trimJSONSpace(line); len(line) > 0 {
 			f.next = f.check(line, tooLong)
 		}
 	}
@@ -283,7 +283,7 @@ func (f *lineFilter) check(line []byte, tooLong bool) []byte {
 			message: fmt.Sprintf("message longer than %d bytes", f.limit)})
 		return nil
 	}
-	msgs, batch, r := decodeMessages(line)
+	msgs, batch, r := decodeMessages(line, f.state.max)
 	if r == nil {
 		r = f.state.admit(msgs, batch)
 	}
@@ -306,14 +306,14 @@ func splitBatch(msgs []incoming) []byte {
 	var out []byte
 	var rest []json.RawMessage
 	for _, in := range msgs {
-		if req, ok := in.msg.(*jsonrpc.Request); ok && !req.IsCall() {
+		if in.request() && !in.call() {
 			out = append(append(out, in.raw...), '\n')
 		} else {
 			rest = append(rest, in.raw)
 		}
 	}
 	if len(rest) > 0 {
-		b, _ := json.Marshal(rest) // valid JSON values always marshal
+		b, _ := marshal(rest) // valid JSON values always marshal
 		out = append(append(out, b...), '\n')
 	}
 	return out
@@ -345,38 +345,6 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 		}
 		return line, tooLong, err
 	}
-}
-
-// prefixID is the id of the request a line too long to decode begins, when
-// its first members, read by encoding/json's tokenizer up to the cut, name
-// a method and an id that can be answered; nil otherwise.
-func prefixID(prefix []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(prefix))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	var id json.RawMessage
-	method := false
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			break
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			break
-		}
-		switch key {
-		case "id":
-			id = v
-		case "method":
-			method = true
-		}
-	}
-	if _, err := parseID(id); !method || err != nil || id == nil {
-		return nil
-	}
-	return id
 }
 
 // lockedWriter writes each message with one Write, never interleaved with

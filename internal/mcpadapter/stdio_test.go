@@ -110,10 +110,10 @@ func TestStdioMalformedLinesAnswered(t *testing.T) {
 		{`not json at all`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON value"}}`},
 		{`{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON value"}}`},
 		// A request's id is echoed; a response's never is.
-		{`{"jsonrpc":"1.0","id":5,"method":"ping"}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: invalid message version tag \"1.0\"; expected \"2.0\""}}`},
-		{`{"jsonrpc":"2.0","id":"s","method":7}`, `{"jsonrpc":"2.0","id":"s","error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: unmarshaling jsonrpc message: json: cannot unmarshal \"7\" into Go value of type string"}}`},
+		{`{"jsonrpc":"1.0","id":5,"method":"ping"}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: \"jsonrpc\" is \"1.0\", not \"2.0\""}}`},
+		{`{"jsonrpc":"2.0","id":"s","method":7}`, `{"jsonrpc":"2.0","id":"s","error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: \"method\" is 7, not a method name"}}`},
 		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"id true is neither a string nor a number"}}`},
-		{`{"jsonrpc":"2.0","result":{}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: invalid request"}}`},
+		{`{"jsonrpc":"2.0","result":{}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: a response without a valid id"}}`},
 		{`["x"]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch: not a JSON-RPC 2.0 message: not an object"}}`},
 		{`[]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}`},
 		{`42`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: not an object"}}`},
