@@ -49,7 +49,8 @@ type Options struct {
 	// rather than a dropped connection.
 	MaxInput int
 	// MaxInFlight bounds the requests of one stdio connection being served
-	// at once; the connection stops reading until one is answered. 0 means
+	// at once; the connection stops reading until one is answered. It is
+	// also the most messages a batch may hold, on either transport. 0 means
 	// DefaultMaxInFlight.
 	MaxInFlight int
 	// CallTimeout is the host's deadline of one call. It bounds how long a
@@ -130,7 +131,7 @@ func (a *Adapter) newServer(listChanged, stateless, withTools bool) *mcp.Server 
 			Logging: &mcp.LoggingCapabilities{},
 		},
 	})
-	s.AddReceivingMiddleware(a.listTools, a.awaitLoad, checkLogLevel)
+	s.AddReceivingMiddleware(withErrorCodes, a.listTools, a.awaitLoad, checkLogLevel)
 	handle := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return a.handle(ctx, req, stateless)
 	}
@@ -249,6 +250,11 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 			rec.outcome = outcomeInputRequired
 		}
 		return out, nil
+	}
+	if n, over := overWire(&res.Result); over {
+		res = &host.Result{Module: res.Module, Result: abi.Result{IsError: true, Content: []abi.Content{abi.Text(fmt.Sprintf(
+			"tool %s returned a result of %d bytes as sent to the client, over the %d bytes a client reads in one message "+
+				"(text is sent with <, > and & escaped as 6 bytes each): return less", name, n, maxWire))}}}
 	}
 	return toCallToolResult(&res.Result), nil
 }

@@ -1,8 +1,11 @@
 package mcpadapter
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,6 +49,95 @@ func toMCPTool(t abi.Tool) *mcp.Tool {
 // content block whose base64 payload does not decode cannot be represented
 // by the SDK's types; it turns the whole result into a tool error that says
 // so, as a malformed guest result does in the host.
+// maxWire is the largest result sent: what go-sdk's client reads in one
+// message by default, less room for the response around the result.
+const maxWire = mcp.DefaultMaxLineLength - 64<<10
+
+// overWire reports the size of r as go-sdk sends it, when that is over
+// maxWire. go-sdk encodes text with json.Marshal, which writes <, > and &
+// as six bytes each, so a result within the host's output limit may still
+// be more than a client reads: its session would end. The size is counted,
+// not encoded: a result of megabytes of "<" would take tens of megabytes to
+// encode only to be refused.
+func overWire(r *abi.Result) (int, bool) {
+	// What the content blocks' member names, quotes and commas take, at
+	// most.
+	const perBlock = 256
+	n := perBlock + jsonWireLen(r.StructuredContent) + metaSize(r.Meta)
+	for _, c := range r.Content {
+		n += perBlock + wireLen(c.Type) + wireLen(c.Text) + wireLen(c.Data) + wireLen(c.URI) + wireLen(c.Name) +
+			wireLen(c.Title) + wireLen(c.Description) + wireLen(c.MimeType) + metaSize(c.Meta)
+		if a := c.Annotations; a != nil {
+			n += perBlock + wireLen(a.LastModified)
+			for _, s := range a.Audience {
+				n += wireLen(s) + 3
+			}
+		}
+		if rc := c.Resource; rc != nil {
+			n += perBlock + wireLen(rc.URI) + wireLen(rc.MimeType) + metaSize(rc.Meta)
+			if rc.Text != nil {
+				n += wireLen(*rc.Text)
+			}
+			if rc.Blob != nil {
+				n += wireLen(*rc.Blob)
+			}
+		}
+	}
+	return n, n > maxWire
+}
+
+// wireLen is the length of s as json.Marshal writes it, quotes included.
+func wireLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '<' || c == '>' || c == '&':
+				n += 6
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+				n += 2
+			case c < 0x20:
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
+// jsonWireLen is the length of the JSON value v as json.Marshal writes a
+// json.RawMessage, at most: compacted, with <, >, & and U+2028 and U+2029
+// escaped as six bytes.
+func jsonWireLen(v []byte) int {
+	n := len(v)
+	for _, c := range v {
+		if c == '<' || c == '>' || c == '&' {
+			n += 5
+		}
+	}
+	return n + 3*bytes.Count(v, []byte("\u2028")) + 3*bytes.Count(v, []byte("\u2029"))
+}
+
+func metaSize(m map[string]any) int {
+	if len(m) == 0 {
+		return 0
+	}
+	b, _ := json.Marshal(m)
+	return len(b)
+}
+
 func toCallToolResult(r *abi.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{
 		Meta:    mcp.Meta(r.Meta),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -67,7 +68,7 @@ func page(tools []host.Tool, cursor string) (defs []json.RawMessage, next string
 	size := 0
 	defs = []json.RawMessage{} // [] rather than null
 	for i := start; i < len(tools); i++ {
-		def, err := json.Marshal(tools[i].Tool)
+		def, err := marshal(tools[i].Tool)
 		if err != nil {
 			return nil, "", fmt.Errorf("tool %s: %w", tools[i].Name, err)
 		}
@@ -88,8 +89,11 @@ type toolList struct {
 	tools []json.RawMessage
 }
 
+// MarshalJSON writes <, > and & as they are, as go-sdk writes its own
+// messages: json.Marshal's escapes would make a definition of them up to six
+// times its size, more than a client reads in one message.
 func (l *toolList) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(l.ListToolsResult)
+	b, err := marshal(l.ListToolsResult)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +101,10 @@ func (l *toolList) MarshalJSON() ([]byte, error) {
 	if err := json.Unmarshal(b, &fields); err != nil {
 		return nil, err
 	}
-	if fields["tools"], err = json.Marshal(l.tools); err != nil {
+	if fields["tools"], err = marshal(l.tools); err != nil {
 		return nil, err
 	}
-	return json.Marshal(fields)
+	return marshal(fields)
 }
 
 // awaitLoad makes a tools/call of a tool the host does not serve (yet) wait,
@@ -135,6 +139,24 @@ func (a *Adapter) awaitLoad(next mcp.MethodHandler) mcp.MethodHandler {
 // serves reports whether the host serves tool now.
 func (a *Adapter) serves(tool string) bool {
 	return slices.ContainsFunc(a.host.Tools(), func(t host.Tool) bool { return t.Name == tool })
+}
+
+// withErrorCodes gives an error without a JSON-RPC code one: go-sdk sends
+// such an error (a second initialize, say) with code 0, which JSON-RPC does
+// not define.
+func withErrorCodes(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var rpcErr *jsonrpc.Error
+		if err != nil && !errors.As(err, &rpcErr) {
+			code := int64(jsonrpc.CodeInternalError)
+			if method == "initialize" {
+				code = jsonrpc.CodeInvalidRequest
+			}
+			err = &jsonrpc.Error{Code: code, Message: err.Error()}
+		}
+		return res, err
+	}
 }
 
 // checkLogLevel refuses logging/setLevel with a level MCP does not define,
