@@ -8,8 +8,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // decode decodes the JSON document doc into the values jsonschema
@@ -23,21 +21,25 @@ import (
 //
 // These guard the host and the guests; they are not for speed. A document
 // that is not JSON gives a *syntaxError; the other errors name the JSON
-// Pointer where they are, the first in document order.
+// Pointer where they are, the first in document order. The values are
+// those jsonschema.UnmarshalJSON makes (numbers as json.Number), read in
+// the same pass as the checks.
 func decode(doc []byte) (any, error) {
-	// jsonschema's decoding first: it refuses what is not JSON, and nesting
-	// deeper than encoding/json allows, before the walk below recurses.
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		return nil, &syntaxError{err}
-	}
 	w := walker{dec: json.NewDecoder(bytes.NewReader(doc))}
 	w.dec.UseNumber()
-	if err := w.value(); err != nil {
+	v, err := w.value()
+	if err != nil {
 		return nil, err
+	}
+	if _, err := w.dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &syntaxError{errors.New("invalid character after top-level value")}
 	}
 	return v, nil
 }
+
+// maxDepth is how deep arrays and objects may nest, as in encoding/json:
+// the walk recurses once a level.
+const maxDepth = 10000
 
 // syntaxError is a document that is not JSON.
 type syntaxError struct{ err error }
@@ -52,60 +54,74 @@ type walker struct {
 	path []string // reference tokens, escaped
 }
 
-func (w *walker) value() error {
+func (w *walker) value() (any, error) {
 	tok, err := w.dec.Token()
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
 	if err != nil {
-		return &syntaxError{err}
+		return nil, &syntaxError{err}
 	}
 	switch t := tok.(type) {
 	case json.Delim:
+		if len(w.path) >= maxDepth {
+			return nil, &syntaxError{fmt.Errorf("nested more than %d levels deep", maxDepth)}
+		}
 		if t == '{' {
 			return w.object()
 		}
 		return w.array()
 	case json.Number:
 		if err := checkNumber([]byte(t)); err != nil {
-			return w.errorf("%w", err)
+			return nil, w.errorf("%w", err)
 		}
 	}
-	return nil
+	return tok, nil
 }
 
-func (w *walker) object() error {
-	seen := map[string]bool{}
+func (w *walker) object() (any, error) {
+	obj := map[string]any{}
 	for w.dec.More() {
 		tok, err := w.dec.Token()
 		if err != nil {
-			return &syntaxError{err}
+			return nil, &syntaxError{err}
 		}
-		name, _ := tok.(string) // a name: the document is valid
-		if seen[name] {
-			return fmt.Errorf("duplicate key %q at %s", name, w.pointer())
+		name, _ := tok.(string) // a name, or the syntax error the next Token reports
+		if _, dup := obj[name]; dup {
+			return nil, fmt.Errorf("duplicate key %q at %s", name, w.pointer())
 		}
-		seen[name] = true
 		w.path = append(w.path, escapePointer(name))
-		if err := w.value(); err != nil {
-			return err
+		v, err := w.value()
+		if err != nil {
+			return nil, err
 		}
+		obj[name] = v
 		w.path = w.path[:len(w.path)-1]
 	}
-	return w.end()
+	return obj, w.end()
 }
 
-func (w *walker) array() error {
+func (w *walker) array() (any, error) {
+	arr := []any{}
 	for i := 0; w.dec.More(); i++ {
 		w.path = append(w.path, strconv.Itoa(i))
-		if err := w.value(); err != nil {
-			return err
+		v, err := w.value()
+		if err != nil {
+			return nil, err
 		}
+		arr = append(arr, v)
 		w.path = w.path[:len(w.path)-1]
 	}
-	return w.end()
+	return arr, w.end()
 }
 
 // end reads the delimiter that closes an object or an array.
 func (w *walker) end() error {
-	if _, err := w.dec.Token(); err != nil && !errors.Is(err, io.EOF) {
+	_, err := w.dec.Token()
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
 		return &syntaxError{err}
 	}
 	return nil

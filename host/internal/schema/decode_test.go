@@ -1,9 +1,14 @@
 package schema
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 func TestDecodeDuplicates(t *testing.T) {
@@ -53,4 +58,27 @@ func TestDecodeDuplicates(t *testing.T) {
 			t.Errorf("decode(%.60s): %v", doc, err)
 		}
 	}
+}
+
+// decode reads values as jsonschema.UnmarshalJSON does, in the same pass as
+// its checks: both must agree on what is JSON and on its values.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,"a",null,true,{"b":[]}]`, `{"a":1,"a":2}`, `1e999999`, `{"a":`, `{} {}`, `"\ud800"`, `[[[[]]]]`, ``, ` 1 `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		got, err := decode(doc)
+		want, wantErr := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+		switch {
+		case wantErr != nil && err == nil:
+			t.Fatalf("decode(%q) = %v, jsonschema refuses it: %v", doc, got, wantErr)
+		case wantErr == nil && err != nil:
+			var syntax *syntaxError
+			if errors.As(err, &syntax) {
+				t.Fatalf("decode(%q): %v, but jsonschema reads it", doc, err)
+			}
+		case err == nil && !reflect.DeepEqual(got, want):
+			t.Fatalf("decode(%q) = %#v, jsonschema reads %#v", doc, got, want)
+		}
+	})
 }
