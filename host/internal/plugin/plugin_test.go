@@ -194,6 +194,23 @@ func TestLoadRefusesDefinitions(t *testing.T) {
 	}
 }
 
+// "outputSchema": null is no schema, and is not served as null, which the
+// TypeScript SDK's client refuses.
+func TestLoadNullOutputSchema(t *testing.T) {
+	p, err := plugin.Load(testContext(t), "null.wasm", describeGuest(t, `{"tools":[{"name":"a","inputSchema":{"type":"object"},"outputSchema":null}]}`), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	got, err := json.Marshal(p.Tools()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"name":"a","inputSchema":{"type":"object"}}`; string(got) != want {
+		t.Errorf("tool = %s, want %s", got, want)
+	}
+}
+
 func TestLoadZeroTools(t *testing.T) {
 	p, err := plugin.Load(testContext(t), "none.wasm", describeGuest(t, `{"tools":[]}`), testOptions())
 	if err != nil {
