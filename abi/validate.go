@@ -80,7 +80,7 @@ func (e *ToolExecution) Validate() error {
 // Validate reports the first way a breaks MCP's Annotations, which clients
 // check when they parse a result: audience of "user" and "assistant",
 // priority between 0 and 1, lastModified an ISO 8601 date and time with its
-// offset (RFC 3339). A nil a is valid.
+// offset (RFC 3339, as validLastModified reads it). A nil a is valid.
 func (a *ContentAnnotations) Validate() error {
 	if a == nil {
 		return nil
@@ -93,13 +93,55 @@ func (a *ContentAnnotations) Validate() error {
 	if p := a.Priority; p != nil && (math.IsNaN(*p) || *p < 0 || *p > 1) {
 		return fmt.Errorf("annotations.priority %v is not between 0 and 1", *p)
 	}
-	if a.LastModified != "" {
-		if _, err := time.Parse(time.RFC3339Nano, a.LastModified); err != nil {
-			return fmt.Errorf("annotations.lastModified %q is not an RFC 3339 date and time (2025-01-12T15:00:58Z)",
-				truncate(a.LastModified))
-		}
+	if a.LastModified != "" && !validLastModified(a.LastModified) {
+		return fmt.Errorf("annotations.lastModified %q is not an RFC 3339 date and time (2025-01-12T15:00:58Z)",
+			truncate(a.LastModified))
 	}
 	return nil
+}
+
+// validLastModified reports whether s is a date and time as the official
+// TypeScript SDK reads lastModified (zod's iso.datetime with an offset):
+// YYYY-MM-DDTHH:MM:SS, an optional fraction after a dot, and Z or an
+// offset of at most ±23:59, all of it a valid instant. time.Parse alone
+// also takes a comma before the fraction and offsets up to ±99:99, which
+// that client refuses, and with it the whole result.
+func validLastModified(s string) bool {
+	const layout = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(layout) || !fits(s[:len(layout)], layout) {
+		return false
+	}
+	zone := s[len(layout):]
+	if frac, ok := strings.CutPrefix(zone, "."); ok {
+		n := 0
+		for n < len(frac) && '0' <= frac[n] && frac[n] <= '9' {
+			n++
+		}
+		if n == 0 {
+			return false
+		}
+		zone = frac[n:]
+	}
+	if zone != "Z" && !(len(zone) == 6 && (zone[0] == '+' || zone[0] == '-') && fits(zone[1:], "dd:dd") &&
+		zone[1:3] <= "23" && zone[4:6] <= "59") {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
+}
+
+// fits reports whether s has the shape of layout, in which 'd' stands for
+// any decimal digit and any other byte for itself.
+func fits(s, layout string) bool {
+	if len(s) != len(layout) {
+		return false
+	}
+	for i := range len(layout) {
+		if layout[i] == 'd' && (s[i] < '0' || s[i] > '9') || layout[i] != 'd' && s[i] != layout[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidateTool reports the first way t breaks the rules of ABI.md section 4

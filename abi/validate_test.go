@@ -52,6 +52,9 @@ func TestContentAnnotations(t *testing.T) {
 		{},
 		{Audience: []string{"user", "assistant"}, Priority: ptr(0.0), LastModified: "2025-01-12T15:00:58Z"},
 		{Priority: ptr(1.0), LastModified: "2025-01-12T15:00:58.123+01:00"},
+		{LastModified: "2025-01-12T15:00:58.123456789012-23:59"},
+		{LastModified: "2024-02-29T23:59:59+00:00"},
+		{LastModified: "0000-01-12T15:00:58Z"},
 	}
 	for _, a := range ok {
 		c := abi.Content{Type: abi.ContentText, Annotations: a}
@@ -69,6 +72,23 @@ func TestContentAnnotations(t *testing.T) {
 		{abi.ContentAnnotations{LastModified: "yesterday"}, `annotations.lastModified "yesterday"`},
 		{abi.ContentAnnotations{LastModified: "2025-01-12"}, `annotations.lastModified "2025-01-12"`},
 		{abi.ContentAnnotations{LastModified: "2025-01-12T15:00:58"}, "not an RFC 3339"},
+		// Go's time.Parse takes these; the TypeScript SDK's client refuses
+		// them, and the whole result with them.
+		{abi.ContentAnnotations{LastModified: "2025-01-12T15:00:58+24:00"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "2025-01-12T15:00:58-24:00"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "2025-01-12T15:00:58+00:60"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "2025-01-12T15:00:58,5Z"}, "not an RFC 3339"},
+		// Both refuse these.
+		{abi.ContentAnnotations{LastModified: "2025-01-12t15:00:58z"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "2025-01-12 15:00:58Z"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "2025-01-12T15:00:58.Z"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "2025-02-29T15:00:58Z"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "1900-02-29T15:00:58Z"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "2016-12-31T23:59:60Z"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "2025-01-12T24:00:00Z"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "2025-01-12T15:00Z"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "+2025-01-12T15:00:58Z"}, "not an RFC 3339"},
+		{abi.ContentAnnotations{LastModified: "2025-01-12T15:00:58+0100"}, "not an RFC 3339"},
 	}
 	for _, tc := range bad {
 		c := abi.Content{Type: abi.ContentText, Annotations: &tc.a}

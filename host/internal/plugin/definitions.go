@@ -25,6 +25,14 @@ func (p *Plugin) define(doc []byte) error {
 	if err := validatePermissions(d.Permissions); err != nil {
 		return fmt.Errorf("describe document: permissions: %w", err)
 	}
+	for i := range d.Tools {
+		// "outputSchema": null means no schema, as many encoders write an
+		// absent one; served as null, the TypeScript SDK's client refuses
+		// the whole tools/list.
+		if isAbsent(d.Tools[i].OutputSchema) {
+			d.Tools[i].OutputSchema = nil
+		}
+	}
 	p.tools, p.requested = d.Tools, d.Permissions
 	p.byName = make(map[string]*tool, len(d.Tools))
 	for i, def := range d.Tools {
@@ -59,7 +67,7 @@ func compileTool(def abi.Tool) (*tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inputSchema: %w", err)
 	}
-	if !isAbsent(def.OutputSchema) {
+	if def.OutputSchema != nil {
 		if err = checkSchemaShape(def.OutputSchema); err == nil {
 			t.output, err = schema.Compile(def.OutputSchema)
 		}

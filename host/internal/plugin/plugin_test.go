@@ -152,6 +152,16 @@ func TestLoadRefusesDefinitions(t *testing.T) {
 			`tool "a": inputSchema: "properties" is not an object`},
 		{"required not strings", `{"tools":[{"name":"a","inputSchema":{"type":"object","required":[1]}}]}`,
 			`tool "a": inputSchema: "required" is not an array of strings`},
+		// What the official clients' validators cannot compile, or read
+		// differently (host/internal/schema/portable.go).
+		{"JavaScript-only pattern", `{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"string","pattern":"(?i)x"}}}}]}`,
+			`tool "a": inputSchema: at /properties/x/pattern: pattern "(?i)x", at offset 0:`},
+		{"output $id", `{"tools":[{"name":"a",` + obj + `,"outputSchema":{"$id":"urn:same","type":"object"}}]}`,
+			`tool "a": outputSchema: at /$id: identifiers are not allowed`},
+		{"empty enum", `{"tools":[{"name":"a",` + obj + `,"outputSchema":{"type":"object","properties":{"e":{"enum":[]}}}}]}`,
+			`tool "a": outputSchema: at /properties/e/enum: must not be empty`},
+		{"draft-04", `{"tools":[{"name":"a",` + obj + `,"outputSchema":{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}}]}`,
+			`tool "a": outputSchema: at /$schema: got "http://json-schema.org/draft-04/schema#", want draft-07`},
 		{"icon scheme", `{"tools":[{"name":"a",` + obj + `,"icons":[{"src":"file:///etc/passwd"}]}]}`,
 			`tool "a": icons[0]: icon src "file:///etc/passwd": scheme "file" is not https, http or data`},
 		{"icon size", `{"tools":[{"name":"a",` + obj + `,"icons":[{"src":"https://x/i.png","sizes":["big"]}]}]}`,
@@ -181,6 +191,23 @@ func TestLoadRefusesDefinitions(t *testing.T) {
 				t.Errorf("err = %q\nwant it to name the file and contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// "outputSchema": null is no schema, and is not served as null, which the
+// TypeScript SDK's client refuses.
+func TestLoadNullOutputSchema(t *testing.T) {
+	p, err := plugin.Load(testContext(t), "null.wasm", describeGuest(t, `{"tools":[{"name":"a","inputSchema":{"type":"object"},"outputSchema":null}]}`), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	got, err := json.Marshal(p.Tools()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"name":"a","inputSchema":{"type":"object"}}`; string(got) != want {
+		t.Errorf("tool = %s, want %s", got, want)
 	}
 }
 

@@ -1,11 +1,13 @@
 // Package schema compiles the JSON Schemas of tool definitions and validates
 // documents against them, with messages a model can read and act on.
 //
-// A schema follows the dialect its "$schema" names (drafts 4, 6, 7, 2019-09
-// and 2020-12); without one it is 2020-12, as MCP specifies. A schema may
-// only refer to itself: every reference to another document, remote or
-// local, is refused when the schema compiles, so that loading a tool never
-// touches the network or the filesystem.
+// A schema follows the dialect its "$schema" names, draft-07 or 2020-12;
+// without one it is 2020-12, as MCP specifies. A schema may only refer to
+// itself: every reference to another document, remote or local, is refused
+// when the schema compiles, so that loading a tool never touches the
+// network or the filesystem. Beyond what JSON Schema requires, a schema
+// must also compile in the validators of the official MCP clients, and
+// mean the same there (portable.go, pattern.go).
 //
 // Numbers in schemas and documents must have an exponent within ±400: the
 // validator computes with exact rationals, whose cost grows with the
@@ -79,6 +81,9 @@ func compileDoc(doc any) (*jsonschema.Schema, error) {
 	sch, err := c.Compile(location)
 	if err != nil {
 		return nil, errors.New(strings.ReplaceAll(compileMessage(err), location, "schema"))
+	}
+	if err := checkPortable(doc); err != nil {
+		return nil, err
 	}
 	return sch, nil
 }

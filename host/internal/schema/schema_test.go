@@ -106,12 +106,26 @@ func TestDialects(t *testing.T) {
 		t.Errorf("draft-07 array items: %v", err)
 	}
 	for _, draft := range []string{
+		"http://json-schema.org/draft-07/schema#",
+		"http://json-schema.org/draft-07/schema",
+		"https://json-schema.org/draft-07/schema#",
+		"https://json-schema.org/draft/2020-12/schema",
+		"https://json-schema.org/draft/2020-12/schema#",
+	} {
+		mustCompile(t, fmt.Sprintf(`{"$schema":%q,"type":"object"}`, draft))
+	}
+	// Drafts the host knows but ajv, the TypeScript SDK's validator, reads
+	// as draft-07 (draft-04's boolean exclusiveMaximum makes it throw).
+	for _, draft := range []string{
 		"http://json-schema.org/draft-04/schema#",
 		"http://json-schema.org/draft-06/schema#",
 		"https://json-schema.org/draft/2019-09/schema",
-		"https://json-schema.org/draft/2020-12/schema",
+		"https://json-schema.org/schema",
 	} {
-		mustCompile(t, fmt.Sprintf(`{"$schema":%q,"type":"object"}`, draft))
+		_, err := schema.Compile(json.RawMessage(fmt.Sprintf(`{"$schema":%q,"type":"object"}`, draft)))
+		if err == nil || !strings.Contains(err.Error(), "at /$schema: got") {
+			t.Errorf("$schema %s: %v, want it refused", draft, err)
+		}
 	}
 }
 
