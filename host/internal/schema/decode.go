@@ -37,9 +37,9 @@ func decode(doc []byte) (any, error) {
 	return v, nil
 }
 
-// maxDepth is how deep arrays and objects may nest, as in encoding/json:
+// maxDocDepth is how deep arrays and objects may nest, as in encoding/json:
 // the walk recurses once a level.
-const maxDepth = 10000
+const maxDocDepth = 10000
 
 // syntaxError is a document that is not JSON.
 type syntaxError struct{ err error }
@@ -64,8 +64,8 @@ func (w *walker) value() (any, error) {
 	}
 	switch t := tok.(type) {
 	case json.Delim:
-		if len(w.path) >= maxDepth {
-			return nil, &syntaxError{fmt.Errorf("nested more than %d levels deep", maxDepth)}
+		if len(w.path) >= maxDocDepth {
+			return nil, &syntaxError{fmt.Errorf("nested more than %d levels deep", maxDocDepth)}
 		}
 		if t == '{' {
 			return w.object()
