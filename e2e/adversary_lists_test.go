@@ -284,6 +284,19 @@ func TestAdversaryResultsWithTheTypeScriptClient(t *testing.T) {
 		"ok":               `{"structuredContent":{"a":"x"}}`,
 	}
 	out2, _ := tsAdversary(t, servedCopy(t, wat("adversary_reflect")), "reflect_out", outputSchema)
+	// The client's validator asserts formats and checks multipleOf in
+	// floating point; the host holds results to the same.
+	formats := map[string]string{}
+	for name, v := range map[string]string{
+		"date-time-bad": `{"d":"nope"}`, "date-time-ok": `{"d":"2025-01-12T15:00:58Z"}`,
+		"email-bad": `{"e":"not an address"}`, "email-ok": `{"e":"a@example.com"}`,
+		"uri-bad": `{"u":"no scheme"}`, "uri-ok": `{"u":"https://example.com/a"}`,
+		"multiple-bad": `{"n":3}`, "multiple-ok": `{"n":4}`,
+	} {
+		formats[name] = `{"structuredContent":` + v + `}`
+	}
+	out3, _ := tsAdversary(t, servedCopy(t, wat("adversary_reflect")), "reflect_fmt", formats)
+	out2 += out3
 	for _, line := range strings.Split(out+out2, "\n") {
 		if strings.Contains(line, "THROWS") {
 			t.Errorf("CLIENT-BREAKING RESULT: %s", clipped(line))

@@ -1,10 +1,11 @@
 ;; A guest whose tools return their arguments as their result document, so
 ;; that the adversarial tests (e2e/adversary_lists_test.go) can hand the host
-;; any result a hostile guest could: reflect, and reflect_out, which has an
-;; outputSchema ({"a": string} required).
+;; any result a hostile guest could: reflect; reflect_out, which has an
+;; outputSchema ({"a": string} required); and reflect_fmt, whose output
+;; schema asserts formats.
 (module
   (memory (export "memory") 1)
-  (data (i32.const 16) "{\"tools\":[{\"name\":\"reflect\",\"description\":\"Returns its arguments as its result document.\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"reflect_out\",\"description\":\"Returns its arguments as its result document; has an outputSchema.\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"]}}]}")
+  (data (i32.const 16) "{\"tools\":[{\"name\":\"reflect\",\"description\":\"Returns its arguments as its result document.\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"reflect_out\",\"description\":\"Returns its arguments as its result document; has an outputSchema.\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"]}},{\"name\":\"reflect_fmt\",\"description\":\"Returns its arguments as its result document; its outputSchema has formats.\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"d\":{\"type\":\"string\",\"format\":\"date-time\"},\"e\":{\"type\":\"string\",\"format\":\"email\"},\"u\":{\"type\":\"string\",\"format\":\"uri\"},\"n\":{\"type\":\"number\",\"multipleOf\":2}}}}]}")
 
   (func (export "wasmcp_abi_version") (result i32) (i32.const 1))
 
@@ -23,7 +24,7 @@
     (i32.const 1024))
 
   (func (export "wasmcp_describe") (result i64)
-    (i64.or (i64.shl (i64.const 16) (i64.const 32)) (i64.const 349)))
+    (i64.or (i64.shl (i64.const 16) (i64.const 32)) (i64.const 700)))
 
   (func (export "wasmcp_call")
     (param $name i32) (param $name_len i32) (param $args i32) (param $args_len i32)

@@ -69,7 +69,7 @@ func compileTool(def abi.Tool) (*tool, error) {
 	}
 	if def.OutputSchema != nil {
 		if err = checkSchemaShape(def.OutputSchema); err == nil {
-			t.output, err = schema.Compile(def.OutputSchema)
+			t.output, err = schema.CompileOutput(def.OutputSchema)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("outputSchema: %w", err)

@@ -16,7 +16,10 @@ import (
 // compiled is the cache Compile uses: one per process, so that the plugins
 // of a directory, and the versions of a plugin across hot reloads, share
 // the compiled form of every schema document they have in common.
-var compiled = newCache(compileDoc)
+var compiled = newCache(func(doc any) (*jsonschema.Schema, error) { return compileDoc(doc, false) })
+
+// compiledOutput is the cache CompileOutput uses.
+var compiledOutput = newCache(func(doc any) (*jsonschema.Schema, error) { return compileDoc(doc, true) })
 
 // cache shares one compiled schema between identical schema documents:
 // documents with the same bytes, or with the same canonical form (object

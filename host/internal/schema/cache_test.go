@@ -18,7 +18,7 @@ func countingCache() (*cache, *atomic.Int64) {
 	var n atomic.Int64
 	return newCache(func(doc any) (*jsonschema.Schema, error) {
 		n.Add(1)
-		return compileDoc(doc)
+		return compileDoc(doc, false)
 	}), &n
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -35,11 +36,11 @@ import (
 //
 // Every subschema either the host or ajv may read is checked, including
 // those under keywords one dialect ignores.
-func checkPortable(doc any) error {
+func checkPortable(doc any, output bool) error {
 	if err := findIdentifier(doc, ""); err != nil {
 		return err
 	}
-	g := &graph{byPointer: map[string]int{}}
+	g := &graph{byPointer: map[string]int{}, output: output}
 	if err := g.add(doc, 1); err != nil {
 		return err
 	}
@@ -168,6 +169,7 @@ var jsonTypes = map[string]bool{"array": true, "boolean": true, "integer": true,
 // graph holds the subschemas of a document, with edges to the subschemas
 // in them and to the targets of their references.
 type graph struct {
+	output    bool // an output schema's (CompileOutput)
 	nodes     []node
 	byPointer map[string]int
 	refs      []reference
@@ -202,7 +204,7 @@ func (g *graph) add(v any, depth int) error {
 	if !ok {
 		return fmt.Errorf("at %s: got %s, want a schema (an object or a boolean)", pointer(at), kindName(v))
 	}
-	if kw, err := check(m, depth); err != nil {
+	if kw, err := check(m, depth, g.output); err != nil {
 		return fmt.Errorf("at %s/%s: %w", at, escapePointer(kw), err)
 	}
 	for _, kw := range []string{"$ref", "$dynamicRef"} {
@@ -248,7 +250,13 @@ func (g *graph) add(v any, depth int) error {
 
 // check applies the rules of one subschema to its own keywords, and
 // returns the keyword that breaks one.
-func check(m map[string]any, depth int) (string, error) {
+func check(m map[string]any, depth int, output bool) (string, error) {
+	if n, ok := m["multipleOf"].(json.Number); ok && output {
+		if f, err := n.Float64(); err == nil && f != math.Trunc(f) {
+			return "multipleOf", fmt.Errorf("%s is fractional: the official clients' validators divide in floating point "+
+				"and refuse multiples such as 19.99 of 0.01; use an integer, or none, in an output schema", n)
+		}
+	}
 	if s, ok := m["$schema"]; ok {
 		if depth > 1 {
 			return "$schema", errors.New(`allowed only at the root`)

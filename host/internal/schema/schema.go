@@ -46,8 +46,18 @@ type Schema struct {
 // or the same JSON once object members are sorted and spacing is ignored,
 // share one compiled form, kept only while a Schema of it is in use (see
 // cache.go).
-func Compile(raw json.RawMessage) (*Schema, error) {
-	d, err := compiled.get(raw)
+func Compile(raw json.RawMessage) (*Schema, error) { return compileWith(compiled, raw) }
+
+// CompileOutput compiles the output schema document raw, which is held to
+// what the official clients check of a result: "format" is asserted, as
+// their validators do, and a fractional "multipleOf", which they check in
+// floating point (19.99 is not a multiple of 0.01 there), is refused. A
+// result they would refuse never reaches them as one (the call fails with
+// a tool error instead).
+func CompileOutput(raw json.RawMessage) (*Schema, error) { return compileWith(compiledOutput, raw) }
+
+func compileWith(c *cache, raw json.RawMessage) (*Schema, error) {
+	d, err := c.get(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -70,10 +80,14 @@ func decodeSchema(raw []byte) (any, error) {
 	return doc, nil
 }
 
-// compileDoc compiles a decoded schema document.
-func compileDoc(doc any) (*jsonschema.Schema, error) {
+// compileDoc compiles a decoded schema document, an output schema's if
+// output is set.
+func compileDoc(doc any, output bool) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	if output {
+		c.AssertFormat()
+	}
 	c.UseLoader(refuseLoader{})
 	if err := c.AddResource(location, doc); err != nil {
 		return nil, err
@@ -82,7 +96,7 @@ func compileDoc(doc any) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, errors.New(strings.ReplaceAll(compileMessage(err), location, "schema"))
 	}
-	if err := checkPortable(doc); err != nil {
+	if err := checkPortable(doc, output); err != nil {
 		return nil, err
 	}
 	return sch, nil

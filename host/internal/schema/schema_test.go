@@ -231,3 +231,25 @@ func TestObjectType(t *testing.T) {
 		}
 	}
 }
+
+// An output schema is held to what the official clients check of a
+// result: formats, and multipleOf as they compute it.
+func TestCompileOutput(t *testing.T) {
+	if _, err := schema.CompileOutput(json.RawMessage(`{"type":"object","properties":{"p":{"multipleOf":0.01}}}`)); err == nil ||
+		!strings.Contains(err.Error(), "fractional") {
+		t.Errorf("fractional multipleOf in an output schema: %v, want refused", err)
+	}
+	if _, err := schema.Compile(json.RawMessage(`{"type":"object","properties":{"p":{"multipleOf":0.01}}}`)); err != nil {
+		t.Errorf("fractional multipleOf in an input schema: %v, want accepted", err)
+	}
+	out, err := schema.CompileOutput(json.RawMessage(`{"type":"object","properties":{"d":{"type":"string","format":"date-time"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Validate(json.RawMessage(`{"d":"nope"}`)); err == nil {
+		t.Error(`output {"d":"nope"} against format date-time: valid, want refused`)
+	}
+	if err := out.Validate(json.RawMessage(`{"d":"2025-01-12T15:00:58Z"}`)); err != nil {
+		t.Errorf("a date-time: %v", err)
+	}
+}
