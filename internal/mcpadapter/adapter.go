@@ -87,6 +87,9 @@ type Adapter struct {
 
 	mu      sync.Mutex
 	servers []served // every server the tools are registered with; guarded by mu
+	// registered are the names of the tools registered with the servers,
+	// which go-sdk finds a tools/call's tool among; guarded by mu.
+	registered map[string]bool
 }
 
 // served is a server and the tools/call handler its tools are registered
@@ -159,6 +162,17 @@ func (a *Adapter) Close() { a.cancel() }
 func (a *Adapter) onChange(c host.Change) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.registered == nil {
+		a.registered = map[string]bool{}
+	}
+	for _, name := range c.Removed {
+		delete(a.registered, name)
+	}
+	for _, ts := range [][]host.Tool{c.Added, c.Updated} {
+		for _, t := range ts {
+			a.registered[t.Name] = true
+		}
+	}
 	for _, sv := range a.servers {
 		if len(c.Removed) > 0 {
 			sv.server.RemoveTools(c.Removed...)

@@ -136,9 +136,13 @@ func (a *Adapter) awaitLoad(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// serves reports whether the host serves tool now.
+// serves reports whether tool is registered with go-sdk's servers now. The
+// host lists a tool a moment before the adapter has registered it, and
+// go-sdk answers a call of a tool it does not have with "unknown tool".
 func (a *Adapter) serves(tool string) bool {
-	return slices.ContainsFunc(a.host.Tools(), func(t host.Tool) bool { return t.Name == tool })
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.registered[tool]
 }
 
 // withErrorCodes gives an error without a JSON-RPC code one: go-sdk sends
