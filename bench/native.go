@@ -59,13 +59,17 @@ func runNative(ctx context.Context, e *env) ([]row, error) {
 			return rows, err
 		}
 		for i, w := range works {
+			// The first call also checks that both give the same result.
 			want, err := w.native(w.args)
+			if err == nil {
+				err = callCompare(ctx, cs, w.tool, w.args, want)
+			}
 			if err != nil {
 				cs.Close()
-				return rows, fmt.Errorf("native %s: %w", w.tool, err)
+				return rows, fmt.Errorf("%s: %w", w.tool, err)
 			}
 			d, err := sampleAlternately(samples, [2]func() error{
-				func() error { return callCompare(ctx, cs, w.tool, w.args, want) },
+				func() error { return callTool(ctx, cs, w.tool, w.args) },
 				func() error { _, err := w.native(w.args); return err },
 			})
 			if err != nil {
@@ -78,6 +82,16 @@ func runNative(ctx context.Context, e *env) ([]row, error) {
 		cs.Close()
 	}
 	return rows, nil
+}
+
+// callTool calls tool with the arguments JSON args and checks that it
+// succeeded.
+func callTool(ctx context.Context, cs *mcp.ClientSession, tool string, args []byte) error {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	if err == nil && res.IsError {
+		err = fmt.Errorf("tool error: %.300s", resultText(res))
+	}
+	return err
 }
 
 // callCompare calls tool with the arguments JSON args and checks that its
