@@ -7,6 +7,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/wasmcp/wasmcp v0.0.0
+	github.com/wasmcp/wasmcp/sdk-guest/go v0.0.0
 )
 
 require (
@@ -26,3 +27,5 @@ require (
 
 // The bench measures the wasmcp of this working tree.
 replace github.com/wasmcp/wasmcp => ../
+
+replace github.com/wasmcp/wasmcp/sdk-guest/go => ../sdk-guest/go
