@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -111,6 +112,8 @@ func BenchmarkGuestPhases(b *testing.B) {
 	}{
 		{"jq-1MB", "jq", "jq", jqDocArgs(7000)},
 		{"diff-100KB", "text", "unified_diff", diffTexts(1700)},
+		// The same input, returned whole: a 1 MB result to encode.
+		{"jq-1MB-result", "jq", "jq", bytes.Replace(jqDocArgs(7000), []byte(jqFilter), []byte("."), 1)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			wasm, err := os.ReadFile(filepath.Join(plugins, c.module+".wasm"))
