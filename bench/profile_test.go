@@ -53,6 +53,7 @@ func BenchmarkHostCall(b *testing.B) {
 		args       []byte
 	}{
 		{"jq-1MB", "jq", jqDocArgs(7000)},
+		{"jq-1MB-result", "jq", bytes.Replace(jqDocArgs(7000), []byte(jqFilter), []byte("."), 1)},
 		{"diff-100KB", "unified_diff", diffTexts(1700)},
 		{"echo-1MB", "echo", mustJSON(map[string]string{"message": strings.Repeat("x", 1e6)})},
 		{"echo-10MB", "echo", mustJSON(map[string]string{"message": strings.Repeat("x", 1e7)})},
