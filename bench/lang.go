@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tetratelabs/wazero"
+
 	"github.com/wasmcp/wasmcp/bench/lang/kernel"
 	"github.com/wasmcp/wasmcp/host"
 )
@@ -57,7 +59,8 @@ var kernels = []struct {
 // the same code compiled natively: the kernels of lang/ (a JSON-ish text
 // scan and a line-diff search, with no library but each SDK), called
 // through the public host API as wasmcp serve runs them (deadline metered,
-// arguments validated, instance pooled; the transport is left out), ÷ the
+// arguments validated, instance pooled; the transport is left out), and in
+// plain wazero with no deadline (the deadline experiment's runner), ÷ the
 // native program of the same source (gcc, rustc -O; Go in this process).
 // AssemblyScript has no native target and is compared with native C.
 func runLang(ctx context.Context, e *env) ([]row, error) {
@@ -95,8 +98,22 @@ func runLang(ctx context.Context, e *env) ([]row, error) {
 	if err := h.LoadDir(ctx); err != nil {
 		return nil, err
 	}
+	cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(e.codeCache, "plain"))
+	if err != nil {
+		return nil, err
+	}
+	defer cache.Close(ctx)
 	var rows []row
 	for _, l := range built {
+		wasm, err := os.ReadFile(filepath.Join(dir, strings.TrimPrefix(l.tool, "work_")+".wasm"))
+		if err != nil {
+			return rows, err
+		}
+		plain, err := newGuestRunner(ctx, wasm, cache)
+		if err != nil {
+			return rows, fmt.Errorf("%s in plain wazero: %w", l.name, err)
+		}
+		defer plain.close(ctx)
 		for _, k := range kernels {
 			native := func() (time.Duration, uint64, error) {
 				start := time.Now()
@@ -110,52 +127,61 @@ func runLang(ctx context.Context, e *env) ([]row, error) {
 			if prog := natives[base]; prog != "" {
 				native = func() (time.Duration, uint64, error) { return runNativeKernel(ctx, prog, k.name, n) }
 			}
-			r := row{name: fmt.Sprintf("%s guest ÷ native %s, same code: %s (%s, n = %d), host API", l.name, base, k.name, k.what, n),
-				floor: l.floor}
+			what := fmt.Sprintf("%s (%s, n = %d)", k.name, k.what, n)
+			r := row{name: fmt.Sprintf("%s guest ÷ native %s, same code: %s, host API", l.name, base, what), floor: l.floor}
+			rp := row{name: fmt.Sprintf("%s guest ÷ native %s, same code: %s, plain wazero (no deadline)", l.name, base, what)}
 			for rep := range e.opts.reps {
-				g, nat, err := langRep(ctx, h, l.tool, k.name, n, samples, native)
+				d, err := langRep(ctx, h, plain, l.tool, k.name, n, samples, native)
 				if err != nil {
 					return rows, fmt.Errorf("%s %s: %w", l.name, k.name, err)
 				}
-				e.log.Info("lang", "language", l.name, "kernel", k.name, "rep", rep, "guest", g, "native", nat)
-				r.add(float64(g), float64(nat), ms(g), ms(nat))
+				e.log.Info("lang", "language", l.name, "kernel", k.name, "rep", rep, "host", d[0], "plain", d[1], "native", d[2])
+				r.add(float64(d[0]), float64(d[2]), ms(d[0]), ms(d[2]))
+				rp.add(float64(d[1]), float64(d[2]), ms(d[1]), ms(d[2]))
 			}
-			rows = append(rows, r)
+			rows = append(rows, r, rp)
 		}
 	}
 	return rows, nil
 }
 
-// langRep times samples calls of tool with kernel and n, and samples runs
-// of native, in turn, after one of each that checks they agree, and returns
-// the medians.
-func langRep(ctx context.Context, h *host.Host, tool, kernel string, n, samples int,
-	native func() (time.Duration, uint64, error)) (guest, nat time.Duration, err error) {
+// langRep times samples calls of tool with kernel and n through the host
+// API and in plain wazero, and samples runs of native, in turn, after one of
+// each that checks they agree, and returns the three medians.
+func langRep(ctx context.Context, h *host.Host, plain *guestRunner, tool, kernel string, n, samples int,
+	native func() (time.Duration, uint64, error)) ([3]time.Duration, error) {
 	args := mustJSON(map[string]any{"kernel": kernel, "n": n})
-	var gs, ns []time.Duration
+	var took [3][]time.Duration
 	for i := range samples + 1 {
 		start := time.Now()
 		res, err := h.Call(ctx, host.CallRequest{Tool: tool, Arguments: args})
-		took := time.Since(start)
+		hostTook := time.Since(start)
 		if err != nil {
-			return 0, 0, err
+			return [3]time.Duration{}, err
 		}
 		if res.IsError || len(res.Content) != 1 {
-			return 0, 0, fmt.Errorf("tool failed: %+v", res.Content)
+			return [3]time.Duration{}, fmt.Errorf("tool failed: %+v", res.Content)
 		}
+		start = time.Now()
+		if err := plain.run(ctx, tool, args); err != nil {
+			return [3]time.Duration{}, fmt.Errorf("plain wazero: %w", err)
+		}
+		plainTook := time.Since(start)
 		d, sum, err := native()
 		if err != nil {
-			return 0, 0, err
+			return [3]time.Duration{}, err
 		}
 		if i == 0 {
 			if got := res.Content[0].Text; got != strconv.FormatUint(sum, 10) {
-				return 0, 0, fmt.Errorf("the guest says %s, the native code %d", got, sum)
+				return [3]time.Duration{}, fmt.Errorf("the guest says %s, the native code %d", got, sum)
 			}
 			continue
 		}
-		gs, ns = append(gs, took), append(ns, d)
+		for j, d := range [3]time.Duration{hostTook, plainTook, d} {
+			took[j] = append(took[j], d)
+		}
 	}
-	return median(gs), median(ns), nil
+	return [3]time.Duration{median(took[0]), median(took[1]), median(took[2])}, nil
 }
 
 // runNativeKernel runs a native program of lang/ on kernel and n, three
