@@ -45,15 +45,26 @@ func (r *reclaimer) add(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.traffic += n
-	if r.traffic < reclaimEvery || r.timer != nil || r.stopped {
+	if r.timer == nil {
+		r.schedule()
+	}
+}
+
+// schedule starts a reclaim if reclaimEvery bytes were counted. r.mu is
+// held.
+func (r *reclaimer) schedule() {
+	if r.traffic < reclaimEvery || r.stopped {
 		return
 	}
 	r.traffic = 0
 	r.timer = time.AfterFunc(r.delay, func() {
 		r.free()
 		r.mu.Lock()
+		defer r.mu.Unlock()
+		// Calls counted while this one was pending get one of their own,
+		// even if no call follows them.
 		r.timer = nil
-		r.mu.Unlock()
+		r.schedule()
 	})
 }
 
