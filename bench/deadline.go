@@ -120,8 +120,15 @@ type guestRunner struct {
 	alloc, call api.Function
 }
 
+// newGuestRunner compiles wasm, with cache when it is not nil, and
+// instantiates it. Function listeners in ctx (wazero's experimental
+// package) see its calls.
 func newGuestRunner(ctx context.Context, wasm []byte, cache wazero.CompilationCache) (*guestRunner, error) {
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache))
+	cfg := wazero.NewRuntimeConfig()
+	if cache != nil {
+		cfg = cfg.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	g := &guestRunner{rt: rt}
 	if err := g.init(ctx, wasm); err != nil {
 		rt.Close(ctx)

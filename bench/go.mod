@@ -3,14 +3,17 @@ module github.com/wasmcp/wasmcp/bench
 go 1.26.8
 
 require (
+	github.com/itchyny/gojq v0.12.20
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/wasmcp/wasmcp v0.0.0
+	github.com/wasmcp/wasmcp/sdk-guest/go v0.0.0
 )
 
 require (
 	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -24,3 +27,5 @@ require (
 
 // The bench measures the wasmcp of this working tree.
 replace github.com/wasmcp/wasmcp => ../
+
+replace github.com/wasmcp/wasmcp/sdk-guest/go => ../sdk-guest/go

@@ -128,6 +128,7 @@ type Host struct {
 	runtime *sandbox.Runtime
 	reg     *registry.Registry
 	open    atomic.Int64 // modules loaded and not yet closed
+	reclaim *reclaimer
 
 	// loading serialises the loaders (LoadDir, LoadFile, Watch batches,
 	// Reconfigure) so that an older read of a file never replaces a newer
@@ -190,7 +191,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{cfg: cfg, log: cfg.log(), failed: map[string]failure{}, loaded: make(chan struct{})}
+	h := &Host{cfg: cfg, log: cfg.log(), failed: map[string]failure{}, loaded: make(chan struct{}), reclaim: newReclaimer()}
 	if cfg.dir != "" {
 		if h.dir, err = filepath.Abs(cfg.dir); err != nil {
 			return nil, fmt.Errorf("config: plugin directory %s: %w", cfg.dir, err)
@@ -326,6 +327,7 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 			return err
 		}
 		res = &Result{Result: r.Result, Failure: r.Failure, Module: mod}
+		h.reclaim.add(len(req.Arguments) + resultSize(&res.Result))
 		return nil
 	})
 	if a, ok := errors.AsType[*admitError](err); ok {
@@ -371,6 +373,7 @@ func (h *Host) Close(ctx context.Context) error {
 	h.mu.Unlock()
 	h.markLoaded()
 	h.stop()
+	h.reclaim.stop()
 	h.watchers.Wait()
 	// A load in progress finishes before the registry closes; its Update
 	// then closes what it loaded.

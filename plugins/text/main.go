@@ -7,6 +7,7 @@
 package main
 
 import (
+	"github.com/wasmcp/wasmcp/plugins/text/diff"
 	wasmcp "github.com/wasmcp/wasmcp/sdk-guest/go"
 )
 
@@ -53,18 +54,8 @@ func unifiedDiff(in DiffArgs) (*wasmcp.Result, error) {
 	if labelB == "" {
 		labelB = "b"
 	}
-	a, b := splitLines(in.A), splitLines(in.B)
-	edits, minimal := diffLines(a, b)
-	out := DiffOutput{Minimal: minimal}
-	for _, e := range edits {
-		switch e.kind {
-		case insert:
-			out.Added++
-		case remove:
-			out.Removed++
-		}
-	}
-	out.Diff, out.Hunks = unified(a, b, edits, context, labelA, labelB)
+	d := diff.Unified(in.A, in.B, context, labelA, labelB)
+	out := DiffOutput{Diff: d.Text, Hunks: d.Hunks, Added: d.Added, Removed: d.Removed, Minimal: d.Minimal}
 	out.Identical = out.Hunks == 0
 	// The diff itself is the readable content; the host's JSON mirror of the
 	// structured result would escape every newline.

@@ -46,7 +46,7 @@ func textStats(in StatsArgs) (Stats, error) {
 			s.Punctuation++
 		}
 	}
-	for _, line := range splitLines(in.Text) {
+	for line := range strings.Lines(in.Text) {
 		s.Lines++
 		body := strings.TrimSuffix(line, "\n")
 		if strings.HasSuffix(body, "\r") && body != line {

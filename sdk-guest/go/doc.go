@@ -144,7 +144,10 @@
 // collection finish, and after every 4 MiB of arguments and results it runs
 // a full collection (runtime.GC, about 2 ms) so that large buffers are freed
 // before the next large call. A tool that allocates heavily in one long call
-// should call runtime.Gosched now and then for the same reason.
+// should call runtime.Gosched now and then for the same reason. Arguments of
+// 64 KiB or more are decoded with the collector off: nearly all that
+// decoding allocates is the arguments' value, which the tool keeps, so
+// collecting during it would cost time and free little.
 //
 // # Sandbox
 //

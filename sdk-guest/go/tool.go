@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime/debug"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/sdk-guest/go/internal/guest"
@@ -86,9 +87,21 @@ func addTool[In, Out any](name, description string, handler func(In) (Out, error
 	})
 }
 
+// quietDecode is the size of arguments from which decoding them runs
+// without the garbage collector; see decodeArgs.
+const quietDecode = 64 << 10
+
 // decodeArgs decodes a call's arguments into v as json.Unmarshal does, with
 // numbers as json.Number where useNumber asks for it (see UseNumber).
+//
+// Large arguments are decoded with the collector off: nearly all that
+// decoding allocates is the decoded value, which the tool keeps, so a
+// collection during it would mark a growing heap and free little, and in
+// WebAssembly marking runs on the call's own time.
 func decodeArgs(data []byte, v any, useNumber bool) error {
+	if len(data) >= quietDecode {
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	}
 	if !useNumber {
 		return json.Unmarshal(data, v)
 	}

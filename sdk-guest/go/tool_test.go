@@ -3,6 +3,7 @@ package wasmcp
 import (
 	"encoding/json"
 	"errors"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -243,6 +244,26 @@ func TestUseNumber(t *testing.T) {
 	r := wasmcptest.Call(t, "t.float", `{"v":[12345678901234567890]}`)
 	if r.IsError || !strings.Contains(string(r.StructuredContent), "12345678901234567000") {
 		t.Errorf("without UseNumber: %+v, want the float64 rounding", r)
+	}
+}
+
+// TestDecodeArgsRestoresCollector checks that decoding large arguments,
+// which runs with the collector off, leaves its setting as it was, whether
+// the arguments decode or not.
+func TestDecodeArgsRestoresCollector(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(123))
+	big := `{"s":"` + strings.Repeat("x", quietDecode) + `"}`
+	for _, doc := range []string{big, big[:len(big)-1]} {
+		for _, useNumber := range []bool{false, true} {
+			var v map[string]any
+			err := decodeArgs([]byte(doc), &v, useNumber)
+			if (err == nil) != (doc == big) {
+				t.Errorf("decoding %d bytes, useNumber %v: error %v", len(doc), useNumber, err)
+			}
+			if prev := debug.SetGCPercent(123); prev != 123 {
+				t.Fatalf("after decoding, GC percent %d, want 123", prev)
+			}
+		}
 	}
 }
 

@@ -18,7 +18,9 @@ import (
 
 // Handler runs one tool on its arguments JSON and returns its result. The
 // SDK's typed layer turns a Go error into a result with IsError set. Call
-// checks that the result's StructuredContent, when set, is a JSON object.
+// checks that the result's StructuredContent, when set, starts as a JSON
+// object; the handler makes sure that it is valid JSON, which Call copies
+// into the result document unchecked.
 type Handler func(args []byte) *abi.Result
 
 type tool struct {
@@ -103,11 +105,34 @@ func Call(name string, args []byte) []byte {
 	if err := check(res); err != nil {
 		res = ErrorResult(fmt.Sprintf("tool %s returned an invalid result: %v", name, err))
 	}
-	doc, err := json.Marshal(res)
+	doc, err := encode(res)
 	if err != nil {
 		doc, _ = json.Marshal(ErrorResult(fmt.Sprintf("tool %s: encode result: %v", name, err)))
 	}
 	return doc
+}
+
+// encode is json.Marshal of res, except that the structured content is
+// copied in as it is rather than checked and compacted again: the SDK made
+// it with json.Marshal or checked it with json.Valid, and in WebAssembly
+// another pass over a large result costs as much as encoding it.
+func encode(res *abi.Result) ([]byte, error) {
+	sc := res.StructuredContent
+	if sc == nil {
+		return json.Marshal(res)
+	}
+	rest := *res
+	rest.StructuredContent = nil
+	doc, err := json.Marshal(&rest)
+	if err != nil {
+		return nil, err
+	}
+	const member = `,"structuredContent":`
+	out := make([]byte, 0, len(doc)+len(member)+len(sc))
+	out = append(out, doc[:len(doc)-1]...) // without the closing brace
+	out = append(out, member...)
+	out = append(out, sc...)
+	return append(out, '}'), nil
 }
 
 func run(name string, args []byte) (res *abi.Result) {

@@ -2,6 +2,7 @@ package guest
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -133,5 +134,30 @@ func TestLogTruncatesOnRuneBoundary(t *testing.T) {
 	Log(abi.LogInfo, "x"+strings.Repeat("é", abi.MaxLogSize))
 	if len(got) != abi.MaxLogSize-1 || !strings.HasSuffix(got, "é") {
 		t.Errorf("truncated to %d bytes ending %q, want %d bytes of whole runes", len(got), got[len(got)-4:], abi.MaxLogSize-1)
+	}
+}
+
+// TestEncodeMatchesMarshal checks that a result document is the value
+// json.Marshal gives, whichever members it has.
+func TestEncodeMatchesMarshal(t *testing.T) {
+	for _, res := range []*abi.Result{
+		{Content: []abi.Content{}},
+		{Content: []abi.Content{abi.Text("hi")}, StructuredContent: json.RawMessage(`{"a":[1,2]}`)},
+		{Content: []abi.Content{abi.Text("no")}, StructuredContent: json.RawMessage(` {"why": "x"}`), IsError: true,
+			Meta: map[string]any{"k": "v"}},
+	} {
+		doc, err := encode(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(res)
+		var got, wantV any
+		if err := json.Unmarshal(doc, &got); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		_ = json.Unmarshal(want, &wantV)
+		if !reflect.DeepEqual(got, wantV) {
+			t.Errorf("encode gives %s, json.Marshal %s", doc, want)
+		}
 	}
 }

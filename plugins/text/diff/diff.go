@@ -1,15 +1,52 @@
-package main
+// Package diff compares texts line by line and writes the differences in
+// the unified format of diff -u. It is the text plugin's unified_diff apart
+// from the SDK, so that it runs natively too (the bench compares the two).
+//
+// Lines are diffed with Myers' O(ND) algorithm in linear space: the "middle
+// snake" bisection of "An O(ND) Difference Algorithm and Its Variations"
+// (Myers, 1986), as refined in diff-match-patch. Common prefixes and suffixes
+// are stripped at every level of the recursion, which also makes the usual
+// case (few changes in a long text) fast.
+package diff
 
 import (
 	"strconv"
 	"strings"
 )
 
-// Line diffs with Myers' O(ND) algorithm in linear space: the "middle snake"
-// bisection of "An O(ND) Difference Algorithm and Its Variations" (Myers,
-// 1986), as refined in diff-match-patch. Common prefixes and suffixes are
-// stripped at every level of the recursion, which also makes the usual case
-// (few changes in a long text) fast.
+// A Result is a unified diff and what it counts.
+type Result struct {
+	// Text is the diff in unified format; empty when the texts are equal.
+	Text string
+	// Hunks is the number of @@ hunks.
+	Hunks int
+	// Added and Removed count the lines only in the new and only in the
+	// old text.
+	Added, Removed int
+	// Minimal is false when the texts were too different for an exhaustive
+	// search within the work limit: the diff is then correct but may change
+	// more lines than necessary.
+	Minimal bool
+}
+
+// Unified compares the texts a and b line by line and returns their diff in
+// unified format, with context unchanged lines around each change and the
+// labels in the --- and +++ header lines.
+func Unified(a, b string, context int, labelA, labelB string) Result {
+	al, bl := splitLines(a), splitLines(b)
+	edits, minimal := diffLines(al, bl)
+	r := Result{Minimal: minimal}
+	for _, e := range edits {
+		switch e.kind {
+		case insert:
+			r.Added++
+		case remove:
+			r.Removed++
+		}
+	}
+	r.Text, r.Hunks = unified(al, bl, edits, context, labelA, labelB)
+	return r
+}
 
 // editKind is the role of a line in an edit script, written as the unified
 // format's line prefix.

@@ -1,0 +1,95 @@
+package host
+
+import (
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/wasmcp/wasmcp/abi"
+)
+
+const (
+	// reclaimEvery is how many bytes of arguments and results may pass
+	// through Call before the host returns the memory they leave behind
+	// to the system.
+	reclaimEvery = 16 << 20
+	// reclaimDelay lets the caller finish with the result (a transport
+	// encodes and sends it) before its buffers are collected.
+	reclaimDelay = time.Second
+)
+
+// A reclaimer returns the memory of large calls to the system soon after
+// them. Their arguments and results leave tens of megabytes of garbage per
+// call, copies made on the way in and out; the collector would free them
+// only at its next cycle, which an idle server reaches after two minutes,
+// and the runtime returns freed memory gradually. So after every
+// reclaimEvery bytes it runs one full collection that returns all free
+// memory at once (debug.FreeOSMemory), reclaimDelay later.
+type reclaimer struct {
+	// free and delay are debug.FreeOSMemory and reclaimDelay; tests
+	// replace them.
+	free  func()
+	delay time.Duration
+
+	mu      sync.Mutex
+	traffic int
+	timer   *time.Timer // pending reclaim, or nil
+	stopped bool
+}
+
+func newReclaimer() *reclaimer { return &reclaimer{free: debug.FreeOSMemory, delay: reclaimDelay} }
+
+// add counts n bytes through Call and schedules a reclaim when they add
+// up to reclaimEvery and none is pending.
+func (r *reclaimer) add(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.traffic += n
+	if r.timer == nil {
+		r.schedule()
+	}
+}
+
+// schedule starts a reclaim if reclaimEvery bytes were counted. r.mu is
+// held.
+func (r *reclaimer) schedule() {
+	if r.traffic < reclaimEvery || r.stopped {
+		return
+	}
+	r.traffic = 0
+	r.timer = time.AfterFunc(r.delay, func() {
+		r.free()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		// Calls counted while this one was pending get one of their own,
+		// even if no call follows them.
+		r.timer = nil
+		r.schedule()
+	})
+}
+
+// stop cancels a pending reclaim and schedules no more.
+func (r *reclaimer) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = true
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer = nil
+	}
+}
+
+// resultSize is about how many bytes res takes: its structured content and
+// the text and data of its blocks.
+func resultSize(res *abi.Result) int {
+	n := len(res.StructuredContent)
+	for _, c := range res.Content {
+		n += len(c.Text) + len(c.Data)
+		if r := c.Resource; r != nil && r.Text != nil {
+			n += len(*r.Text)
+		} else if r != nil && r.Blob != nil {
+			n += len(*r.Blob)
+		}
+	}
+	return n
+}

@@ -1,0 +1,54 @@
+package host
+
+import (
+	"testing"
+	"time"
+
+	"github.com/wasmcp/wasmcp/abi"
+)
+
+// TestReclaimer checks that memory is reclaimed once per reclaimEvery
+// bytes, one reclaim at a time, and never after stop.
+func TestReclaimer(t *testing.T) {
+	freed := make(chan struct{}, 10)
+	r := &reclaimer{free: func() { freed <- struct{}{} }, delay: time.Millisecond}
+	r.add(reclaimEvery - 1)
+	r.add(1)
+	r.add(reclaimEvery) // while the first is pending: counted, and reclaimed after it
+	<-freed
+	<-freed
+	for r.pending() {
+		time.Sleep(time.Millisecond)
+	}
+	r.delay = time.Hour
+	r.add(reclaimEvery)
+	r.stop()
+	r.add(reclaimEvery)
+	if r.pending() {
+		t.Error("a reclaim is pending after stop")
+	}
+	select {
+	case <-freed:
+		t.Error("reclaimed after stop")
+	default:
+	}
+}
+
+func (r *reclaimer) pending() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.timer != nil
+}
+
+func TestResultSize(t *testing.T) {
+	text, blob := "abc", "QUJD"
+	res := &abi.Result{
+		Content: []abi.Content{abi.Text("hello"), {Type: abi.ContentImage, Data: "AAAA"},
+			{Type: abi.ContentResource, Resource: &abi.ResourceContents{Text: &text}},
+			{Type: abi.ContentResource, Resource: &abi.ResourceContents{Blob: &blob}}},
+		StructuredContent: []byte(`{"a":1}`),
+	}
+	if got, want := resultSize(res), 5+4+3+4+7; got != want {
+		t.Errorf("resultSize = %d, want %d", got, want)
+	}
+}
