@@ -259,3 +259,4 @@ func TestTablesWithinMemoryLimit(t *testing.T) {
 		})
 	}
 }
+

@@ -27,6 +27,8 @@ type instance struct {
 	turn *turns.Call
 	// state is the state of the call in progress, read by host functions.
 	state callState
+	// startBytes is the size of the instance's memory once initialized.
+	startBytes uint64
 	// stack is reused by every CallWithStack so that a call allocates nothing
 	// for its parameters and results.
 	stack [4]uint64
@@ -82,10 +84,18 @@ func (m *Module) get(ctx context.Context) (*instance, error) {
 	return m.instantiate(ctx)
 }
 
-// put returns in to the pool, or closes it when the pool is full or closed.
+// keepBytes is how much linear memory an idle instance may hold beyond what
+// it had once instantiated: one that grew more (a call with megabytes of
+// arguments or results) is closed rather than pooled, so that its memory
+// goes back to the system with the call.
+const keepBytes = 32 << 20
+
+// put returns in to the pool, or closes it when the pool is full or closed,
+// or when it holds more than keepBytes of memory it did not start with.
 func (m *Module) put(ctx context.Context, in *instance) {
+	grown := uint64(in.mod.Memory().Size()) > in.startBytes+keepBytes
 	m.mu.Lock()
-	if !m.closed && len(m.idle) < m.opts.MaxIdle {
+	if !m.closed && !grown && len(m.idle) < m.opts.MaxIdle {
 		m.idle = append(m.idle, in)
 		m.mu.Unlock()
 		return
@@ -133,5 +143,6 @@ func (m *Module) instantiate(ctx context.Context) (*instance, error) {
 		_ = mod.Close(ctx)
 		return in, err
 	}
+	in.startBytes = uint64(mod.Memory().Size())
 	return in, nil
 }
