@@ -266,7 +266,9 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 		}
 	}
 	n := copy(p, f.next)
-	f.next = f.next[n:]
+	if f.next = f.next[n:]; len(f.next) == 0 {
+		f.next = nil // the line's array, megabytes for a large call, is not kept
+	}
 	return n, nil
 }
 
