@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/egress"
 )
 
 // Defaults applied to zero fields of Limits and Options. They match the
@@ -86,6 +87,9 @@ type Options struct {
 	// Logger receives every guest log line, with "plugin" and "tool"
 	// attributes. Nil means slog.Default().
 	Logger *slog.Logger
+	// Resolver looks up the host names of the guests' HTTP requests. Nil
+	// means net.DefaultResolver; tests give their own.
+	Resolver egress.Resolver
 	// MaxIdle is how many idle instances the pool keeps for reuse. More are
 	// created on demand when calls overlap, and closed when they finish.
 	// Zero or less means runtime.GOMAXPROCS(0): throughput saturates at about
