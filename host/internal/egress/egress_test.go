@@ -16,7 +16,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/egress"
-	"github.com/wasmcp/wasmcp/host/internal/egress/egresstest"
+	"github.com/wasmcp/wasmcp/internal/egresstest"
 	"github.com/wasmcp/wasmcp/host/policy"
 )
 
