@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/wasmcp/wasmcp/abi"
@@ -222,14 +224,15 @@ func (c *Client) do(ctx context.Context, doc []byte, x *exchange) (abi.ReplyStat
 	defer resp.Body.Close()
 	x.code, x.final = resp.StatusCode, originString(resp.Request.URL)
 	body, err := c.readBody(resp)
-	x.bytes = len(body)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return fail(abi.StatusTimeout, "%s %s: the call was %s while the response was read", req.Method, x.origin, doneReason(ctx))
 	case err != nil:
 		return fail(abi.StatusFailed, "%s %s: %v", req.Method, x.origin, err)
 	}
-	return abi.StatusOK, encodeResponse(resp, body)
+	defer putBuf(body)
+	x.bytes = body.Len()
+	return abi.StatusOK, encodeResponse(resp, body.Bytes())
 }
 
 // request decodes and checks doc, and returns the request to send.
@@ -304,26 +307,44 @@ func (c *Client) allow(o policy.Origin) error {
 	return &Refusal{fmt.Sprintf("%s is not in plugin %s's net policy", o, c.plugin)}
 }
 
-// readBody reads the response body, refusing one over the policy's
-// maxResponse.
-func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+// readBody reads the response body into a buffer of bufs, refusing one over
+// the policy's maxResponse. The caller returns the buffer to bufs.
+func (c *Client) readBody(resp *http.Response) (*bytes.Buffer, error) {
 	limit := c.grant.MaxResponse
 	tooLarge := fmt.Errorf("the response body is over plugin %s's maxResponse of %d bytes", c.plugin, limit)
 	if resp.ContentLength > limit {
 		return nil, tooLarge
 	}
-	var buf bytes.Buffer
+	buf := bufs.Get().(*bytes.Buffer)
+	buf.Reset()
 	if resp.ContentLength > 0 {
 		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
 	}
 	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
 	switch {
 	case err != nil:
+		putBuf(buf)
 		return nil, fmt.Errorf("reading the response: %w", err)
 	case n > limit:
+		putBuf(buf)
 		return nil, tooLarge
 	}
-	return buf.Bytes(), nil
+	return buf, nil
+}
+
+// bufs are the buffers response bodies are read into: the body is encoded
+// into the reply at once, and a buffer that grew to a body's size is kept
+// for the next, rather than grown again and collected at every request.
+var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooled is the largest buffer bufs keeps: a few bodies of megabytes
+// should not stay in memory for good.
+const maxPooled = 1 << 20
+
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() <= maxPooled {
+		bufs.Put(b)
+	}
 }
 
 // gate is the client's transport: it checks the origin of every request,
@@ -368,7 +389,9 @@ func (g gate) RoundTrip(req *http.Request) (*http.Response, error) {
 	return g.c.transport.RoundTrip(req)
 }
 
-// encodeResponse is the reply of StatusOK: an abi.HTTPResponse document.
+// encodeResponse is the reply of StatusOK: an abi.HTTPResponse document,
+// written here rather than by encoding/json so that the body, most of it,
+// is encoded once, straight into a reply of its final size.
 func encodeResponse(resp *http.Response, body []byte) []byte {
 	names := make([]string, 0, len(resp.Header))
 	n := 0
@@ -383,14 +406,30 @@ func encodeResponse(resp *http.Response, body []byte) []byte {
 			headers = append(headers, abi.HTTPHeader{Name: name, Value: v})
 		}
 	}
-	if body == nil {
-		body = []byte{}
+	if headers == nil {
+		headers = []abi.HTTPHeader{}
 	}
-	doc, err := json.Marshal(abi.HTTPResponse{Status: resp.StatusCode, URL: resp.Request.URL.String(), Headers: headers, Body: body})
-	if err != nil {
-		panic(err) // strings, an int and bytes always encode
+	url, err1 := json.Marshal(resp.Request.URL.String())
+	hs, err2 := json.Marshal(headers)
+	if err1 != nil || err2 != nil {
+		panic(errors.Join(err1, err2)) // strings always encode
 	}
-	return doc
+	const (
+		status  = `{"status":`
+		urlKey  = `,"url":`
+		hsKey   = `,"headers":`
+		bodyKey = `,"body":"`
+		end     = `"}`
+	)
+	size := len(status) + 3 + len(urlKey) + len(url) + len(hsKey) + len(hs) + len(bodyKey) + base64.StdEncoding.EncodedLen(len(body)) + len(end)
+	doc := make([]byte, 0, size)
+	doc = append(doc, status...)
+	doc = strconv.AppendInt(doc, int64(resp.StatusCode), 10)
+	doc = append(append(doc, urlKey...), url...)
+	doc = append(append(doc, hsKey...), hs...)
+	doc = append(doc, bodyKey...)
+	doc = base64.StdEncoding.AppendEncode(doc, body)
+	return append(doc, end...)
 }
 
 // originString is the origin of u for the audit line.
