@@ -6,7 +6,7 @@
 //
 // Usage, from bench/ (its own Go module):
 //
-//	go run . [-exp all|stdio,http,deadline,reload,scale,startup,noisy] [-reps N] [-quick]
+//	go run . [-exp all|stdio,http,deadline,reload,scale,startup,noisy,egress] [-reps N] [-quick]
 //
 // wasmcp is a black box here: the bench builds cmd/wasmcp once (or runs
 // $WASMCP_BIN) and talks to it as a client would. In process it uses only
@@ -58,6 +58,7 @@ var experiments = []experiment{
 	{"scale", runScale},
 	{"startup", runStartup},
 	{"noisy", runNoisy},
+	{"egress", runEgress},
 }
 
 func main() {
