@@ -186,6 +186,9 @@ const (
 	// MaxLogSize is the longest log or progress message; longer ones are
 	// truncated.
 	MaxLogSize = 64 << 10
+	// MaxHTTPRequestSize is the largest document ImportHTTPRequest takes,
+	// body (in base64) included; a larger one is StatusInvalid.
+	MaxHTTPRequestSize = 8 << 20
 )
 
 // Pack combines a guest pointer and a length into the i64 that

@@ -16,8 +16,8 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/internal/egresstest"
 	"github.com/wasmcp/wasmcp/host/policy"
+	"github.com/wasmcp/wasmcp/internal/egresstest"
 )
 
 // netPolicy is a policy giving plugin "net" the settings settings, a JSON

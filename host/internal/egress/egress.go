@@ -237,6 +237,9 @@ func (c *Client) do(ctx context.Context, doc []byte, x *exchange) (abi.ReplyStat
 
 // request decodes and checks doc, and returns the request to send.
 func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Request, *failure) {
+	if len(doc) > abi.MaxHTTPRequestSize {
+		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: the document of %d bytes is over the limit of %d", len(doc), abi.MaxHTTPRequestSize)}
+	}
 	var r abi.HTTPRequest
 	if err := json.Unmarshal(doc, &r); err != nil {
 		return nil, &failure{abi.StatusInvalid, "http request: not an HTTP request document: " + err.Error()}

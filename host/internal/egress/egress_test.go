@@ -16,8 +16,8 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/egress"
-	"github.com/wasmcp/wasmcp/internal/egresstest"
 	"github.com/wasmcp/wasmcp/host/policy"
+	"github.com/wasmcp/wasmcp/internal/egresstest"
 )
 
 // hello answers every request with "hello" and echoes nothing of it.
@@ -217,6 +217,7 @@ func TestInvalidRequests(t *testing.T) {
 		{abi.HTTPRequest{Method: "CONNECT", URL: srv.URL}, "not allowed"},
 		{abi.HTTPRequest{URL: srv.URL, Headers: []abi.HTTPHeader{{Name: "X", Value: "a\r\nY: b"}}}, "control character"},
 		{abi.HTTPRequest{URL: srv.URL, Headers: []abi.HTTPHeader{{Name: "Host", Value: "other"}}}, "set by the host"},
+		{abi.HTTPRequest{Method: "POST", URL: srv.URL, Body: make([]byte, abi.MaxHTTPRequestSize)}, "over the limit"},
 	} {
 		if status, reply := do(t, ctx, c, c2.req); status != abi.StatusInvalid || !strings.Contains(reply, c2.want) {
 			t.Errorf("%v: %v %q, want invalid with %q", c2.req, status, reply, c2.want)

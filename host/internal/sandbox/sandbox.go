@@ -4,7 +4,8 @@
 // own and it cannot import another plugin's exports. Only WASI preview 1 and
 // the "wasmcp" host functions of ABI.md are offered: no environment, no
 // filesystem, no network, a deterministic clock and random source, stdout and
-// stderr discarded. Instances are not safe for concurrent use, so a Module
+// stderr discarded, unless SetGrants grants more; HTTP requests go through
+// package egress, within the plugin's net grant (net.go). Instances are not safe for concurrent use, so a Module
 // keeps a pool of them and runs concurrent calls in separate instances. An
 // instance that fails in any way is closed and never reused.
 package sandbox
