@@ -62,20 +62,32 @@ const (
 	// elicitation/create; returns like ImportSample.
 	ImportElicit = "elicit"
 	// ImportReadReply: (dst_ptr i32, dst_len i32) -> i32. Copies the reply of
-	// the last ImportSample or ImportElicit into guest memory and returns the
-	// number of bytes copied.
+	// the last ImportSample, ImportElicit or ImportHTTPRequest into guest
+	// memory and returns the number of bytes copied.
 	ImportReadReply = "read_reply"
 )
 
-// ReplyStatus is the high half of what ImportSample and ImportElicit return.
-// With StatusOK the reply is the client's result JSON; with any other status
-// it is a UTF-8 message saying what went wrong, fit for a tool error.
+// ImportHTTPRequest: (req_ptr i32, req_len i32) -> i64. Makes one HTTP
+// request, an HTTPRequest document, within the operator's net policy for
+// the plugin (ABI.md section 5), and returns PackReply(status, reply_len):
+// with StatusOK the reply is an HTTPResponse document, otherwise a message.
+// It is an addition to version 1, like the client features: a host older
+// than it refuses a module importing it, naming it.
+const ImportHTTPRequest = "http_request"
+
+// ReplyStatus is the high half of what ImportSample, ImportElicit and
+// ImportHTTPRequest return. With StatusOK the reply is the client's result
+// JSON (an HTTPResponse for ImportHTTPRequest); with any other status it is
+// a UTF-8 message saying what went wrong, fit for a tool error. A guest
+// treats a status this version does not define like StatusFailed.
 type ReplyStatus uint32
 
 const (
 	// StatusOK: the client answered; the reply is its result object (an MCP
 	// CreateMessageResult or ElicitResult). A user who declined or cancelled
-	// an elicitation is still StatusOK, with that action in the result.
+	// an elicitation is still StatusOK, with that action in the result. For
+	// ImportHTTPRequest: a server answered, whatever its HTTP status; the
+	// reply is an HTTPResponse.
 	StatusOK ReplyStatus = 0
 	// StatusUnsupported: the client did not declare the capability (sampling
 	// or elicitation), or the host serves this call without a client (the
@@ -83,17 +95,26 @@ const (
 	StatusUnsupported ReplyStatus = 1
 	// StatusFailed: the client answered with an error, for example because
 	// its user refused the sampling request, or the request could not be
-	// delivered, or the reply exceeded the host's output limit.
+	// delivered, or the reply exceeded the host's output limit. For
+	// ImportHTTPRequest: DNS, connection or TLS failed, the response body
+	// was over the policy's maxResponse, or there were too many redirects.
 	StatusFailed ReplyStatus = 2
 	// StatusInvalid: the host did not send the request because it is not a
-	// JSON object.
+	// JSON object (for ImportHTTPRequest: not an HTTPRequest with an http or
+	// https URL and a valid method and headers).
 	StatusInvalid ReplyStatus = 3
 	// StatusTimeout: the call used up the time it may spend waiting for the
-	// client (its client timeout) before the answer came.
+	// client (its client timeout) before the answer came. For
+	// ImportHTTPRequest: the call's deadline passed, or the call was
+	// cancelled, before the response was complete; the request is aborted.
 	StatusTimeout ReplyStatus = 4
+	// StatusDenied: the operator's net policy for the plugin refused the
+	// request's origin, or an address its host resolved to; nothing was sent
+	// to that server. The message names the rule.
+	StatusDenied ReplyStatus = 5
 )
 
-var replyStatusNames = [...]string{"ok", "unsupported", "failed", "invalid", "timeout"}
+var replyStatusNames = [...]string{"ok", "unsupported", "failed", "invalid", "timeout", "denied"}
 
 // String returns the lower-case name of the status, or "status N" for a
 // value this version does not define.
@@ -165,6 +186,9 @@ const (
 	// MaxLogSize is the longest log or progress message; longer ones are
 	// truncated.
 	MaxLogSize = 64 << 10
+	// MaxHTTPRequestSize is the largest document ImportHTTPRequest takes,
+	// body (in base64) included; a larger one is StatusInvalid.
+	MaxHTTPRequestSize = 8 << 20
 )
 
 // Pack combines a guest pointer and a length into the i64 that

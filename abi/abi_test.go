@@ -215,7 +215,7 @@ func TestDocumentReplyStatuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []abi.ReplyStatus{abi.StatusOK, abi.StatusUnsupported, abi.StatusFailed, abi.StatusInvalid, abi.StatusTimeout} {
+	for _, s := range []abi.ReplyStatus{abi.StatusOK, abi.StatusUnsupported, abi.StatusFailed, abi.StatusInvalid, abi.StatusTimeout, abi.StatusDenied} {
 		row := fmt.Sprintf("| `%d` | `%s` |", uint32(s), s)
 		if !strings.Contains(string(md), row) {
 			t.Errorf("ABI.md has no status row %q", row)
@@ -237,6 +237,24 @@ func TestPackReply(t *testing.T) {
 		}
 		if s, n := abi.UnpackReply(v); s != c.s || n != c.n {
 			t.Errorf("UnpackReply(%#x) = %v, %d", v, s, n)
+		}
+	}
+}
+
+// An HTTP header is a pair in JSON, and nothing else decodes as one.
+func TestHTTPHeaderJSON(t *testing.T) {
+	b, err := json.Marshal(abi.HTTPRequest{URL: "https://example.org/", Headers: []abi.HTTPHeader{{Name: "Accept", Value: "text/html"}}, Body: []byte("hi")})
+	if want := `{"url":"https://example.org/","headers":[["Accept","text/html"]],"body":"aGk="}`; err != nil || string(b) != want {
+		t.Errorf("Marshal = %s, %v; want %s", b, err, want)
+	}
+	var req abi.HTTPRequest
+	if err := json.Unmarshal(b, &req); err != nil || req.Headers[0] != (abi.HTTPHeader{Name: "Accept", Value: "text/html"}) || string(req.Body) != "hi" {
+		t.Errorf("Unmarshal = %+v, %v", req, err)
+	}
+	for _, bad := range []string{`[]`, `["a"]`, `["a","b","c"]`, `["a",1]`, `[null,"b"]`, `{"a":"b"}`, `"a: b"`} {
+		var h abi.HTTPHeader
+		if err := json.Unmarshal([]byte(bad), &h); err == nil {
+			t.Errorf("header %s decoded as %+v", bad, h)
 		}
 	}
 }

@@ -28,6 +28,10 @@ type Permissions struct {
 	// Random asks for a cryptographic random source instead of a
 	// deterministic one.
 	Random bool `json:"random,omitempty"`
+	// Net are the origins the module wants to reach with ImportHTTPRequest:
+	// "https://api.example.com", "https://*.example.com" (its subdomains),
+	// "http://127.0.0.1:8080", or "*" for any origin the policy allows.
+	Net []string `json:"net,omitempty"`
 }
 
 // FSPermission asks for one directory, at an absolute guest path.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wasmcp/wasmcp/host/internal/egress"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/policy"
@@ -52,6 +53,10 @@ type Config struct {
 	// settle overrides the watcher's settle time; zero keeps its default.
 	// Only this package's tests set it, to make hot reload tests quicker.
 	settle time.Duration
+	// resolver looks up the host names of guests' HTTP requests; nil is
+	// the system's. Only this package's tests set it, so that no test
+	// depends on real DNS.
+	resolver egress.Resolver
 }
 
 // NewConfig returns the default configuration: no plugin directory, a call

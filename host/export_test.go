@@ -1,6 +1,10 @@
 package host
 
-import "time"
+import (
+	"time"
+
+	"github.com/wasmcp/wasmcp/host/internal/egress"
+)
 
 // WithSettle shortens the watcher's settle time so hot reload tests wait
 // less. Tests only: the default is what users get.
@@ -11,3 +15,7 @@ func OpenModules(h *Host) int64 { return h.open.Load() }
 
 // ClaimsPath is where a Host keeps the claims of the absolute directory dir.
 var ClaimsPath = claimsPath
+
+// WithResolver makes guests' HTTP requests look host names up with r.
+// Tests only: no test depends on real DNS.
+func (c Config) WithResolver(r egress.Resolver) Config { c.resolver = r; return c }

@@ -206,9 +206,10 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	h.opts = plugin.Options{
 		Sandbox: sandbox.Options{
-			Limits:  sandbox.Limits{MemoryPages: pages, Timeout: cfg.timeout, ClientTimeout: cfg.clientTimeout, MaxOutput: uint32(cfg.maxOutput)},
-			Runtime: h.runtime,
-			Logger:  h.log,
+			Limits:   sandbox.Limits{MemoryPages: pages, Timeout: cfg.timeout, ClientTimeout: cfg.clientTimeout, MaxOutput: uint32(cfg.maxOutput)},
+			Runtime:  h.runtime,
+			Logger:   h.log,
+			Resolver: cfg.resolver,
 		},
 		MaxInput: cfg.maxInput,
 	}

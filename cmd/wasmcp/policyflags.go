@@ -24,7 +24,7 @@ type policyFlags struct {
 
 func (p *policyFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.config, "config", "", "policy `FILE` (JSON): per-plugin limits and the directories, environment\n"+
-		"variables, clock and randomness modules may be granted (see README)")
+		"variables, clock, randomness and network origins modules may be granted (see README)")
 	fs.StringVar(&p.lock, "lock", "", "locked-down mode: load only modules whose SHA-256 the lock `FILE` pins\n"+
 		"(sha256sum format; \"wasmcp lock DIR\" writes one)")
 	fs.StringVar(&p.keys, "trusted-keys", "", "require NAME.wasm.sig beside each module, an Ed25519 signature by a key\n"+
@@ -128,6 +128,9 @@ func permissionWords(p *abi.Permissions) string {
 	}
 	if p.Random {
 		words = append(words, "random")
+	}
+	for _, o := range p.Net {
+		words = append(words, "net "+o)
 	}
 	if len(words) == 0 {
 		return "none"

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/wasmcp/wasmcp/host/policy"
 )
 
 // codeBlock is one fenced block of a README section, with the prose that
@@ -110,5 +112,25 @@ func TestReadmeFirstTool(t *testing.T) {
 	out := output.String()
 	if !strings.Contains(out, `"slug": "hello-world"`) || strings.Contains(out, `"isError": true`) {
 		t.Errorf("the section's commands printed\n%s\nwant the slug hello-world and no error", out)
+	}
+}
+
+// TestReadmeNetworkPolicy parses the policy of the README's "Network
+// access" as wasmcp would, so that the example cannot drift from the
+// format.
+func TestReadmeNetworkPolicy(t *testing.T) {
+	t.Setenv("GITHUB_TOKEN", "x")
+	var found bool
+	for _, b := range readmeSection(t, "Network access") {
+		if b.lang != "json" {
+			continue
+		}
+		found = true
+		if _, err := policy.Parse([]byte(b.body), t.TempDir()); err != nil {
+			t.Errorf("the README's network policy does not parse: %v\n%s", err, b.body)
+		}
+	}
+	if !found {
+		t.Error(`README.md, "Network access": no json block`)
 	}
 }

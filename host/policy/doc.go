@@ -25,6 +25,11 @@
 //	      "env": ["TZ", "NOTES_MODE=readonly"],
 //	      "clock": true,
 //	      "random": true
+//	    },
+//	    "fetch": {
+//	      "net": ["https://api.github.com", "https://*.example.com", "http://127.0.0.1:8080"],
+//	      "headers": {"https://api.github.com": {"Authorization": "Bearer ${GITHUB_TOKEN}"}},
+//	      "maxResponse": "8MiB"
 //	    }
 //	  }
 //	}
@@ -55,6 +60,23 @@
 //	             (read at each load; unset means not passed), "NAME=value" a literal
 //	clock        true: the host's real clocks and sleeps (default: deterministic)
 //	random       true: crypto/rand (default: a deterministic source)
+//	net          origins wasmcp.http_request may reach: "https://api.github.com"
+//	             (scheme, host, port; the port defaults to the scheme's),
+//	             "https://*.example.com" (subdomains, not example.com itself),
+//	             "http://127.0.0.1:8080" (an address), "*" (any origin whose
+//	             addresses are public)
+//	privateNetwork  true: connections to every address, not only public ones
+//	             and those the net list names (default false)
+//	headers      per origin, headers the host sets on every request to it,
+//	             replacing the guest's of the same name; "${NAME}" in a value is
+//	             wasmcp's environment variable NAME, read at each load
+//	caFile       a PEM file of certificates trusted besides the system's
+//	             (relative to the policy file)
+//	proxy        "http://host:port": every request goes through it; without it
+//	             the proxy environment variables are ignored
+//	maxResponse  largest response body: bytes or a size string (default 4MiB)
+//	maxRequests  requests the plugin may have in flight, all calls together
+//	             (default 4)
 //
 // # Deny by default
 //
@@ -66,6 +88,14 @@
 // asked and not granted is reported by Grant and logged by the host at each
 // load, so a new version of a module that asks for more gets no more and
 // says so in the log. Without a policy file nothing is granted.
+//
+// An origin is granted when a policy entry and a requested entry both match
+// it: a request for "*" gets every origin the policy lists, a request for
+// "https://api.github.com" gets it from a policy allowing it, its wildcard
+// or "*". Whatever the origin, a connection's address must be public, unless
+// the policy names that address as an origin or sets privateNetwork: so a
+// name that resolves to 127.0.0.1 or 169.254.169.254 is refused (see
+// SECURITY.md, "The network").
 //
 // The policy is read once, at start; it is not reloaded.
 package policy

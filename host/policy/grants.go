@@ -25,6 +25,9 @@ type Grants struct {
 	// Random gives the guest crypto/rand. Without it random_get returns a
 	// deterministic sequence.
 	Random bool
+	// Net is what the guest may reach with wasmcp.http_request. Without it
+	// every request is denied.
+	Net Net
 }
 
 // Mount is one host directory visible to the guest.
@@ -46,7 +49,7 @@ type EnvVar struct {
 
 // IsZero reports whether g grants nothing.
 func (g Grants) IsZero() bool {
-	return len(g.Mounts) == 0 && len(g.Env) == 0 && !g.Clock && !g.Random
+	return len(g.Mounts) == 0 && len(g.Env) == 0 && !g.Clock && !g.Random && g.Net.IsZero()
 }
 
 // Validate reports the first grant that cannot be given: a host path that is

@@ -42,6 +42,15 @@ type Settings struct {
 	Env    []string `json:"env,omitempty"`
 	Clock  *bool    `json:"clock,omitempty"`
 	Random *bool    `json:"random,omitempty"`
+	// The net settings (net.go): origins, address rules, headers the host
+	// adds, trust, proxy and bounds of wasmcp.http_request.
+	Net            []string                     `json:"net,omitempty"`
+	PrivateNetwork *bool                        `json:"privateNetwork,omitempty"`
+	Headers        map[string]map[string]string `json:"headers,omitempty"`
+	CAFile         *string                      `json:"caFile,omitempty"`
+	Proxy          *string                      `json:"proxy,omitempty"`
+	MaxResponse    *Size                        `json:"maxResponse,omitempty"`
+	MaxRequests    *int                         `json:"maxRequests,omitempty"`
 }
 
 // Load reads and parses the policy file at path. Relative host paths of
@@ -121,7 +130,7 @@ func (s *Settings) check(dir string) error {
 	if err := (Grants{Mounts: s.FS, Env: env}).Validate(); err != nil {
 		return err
 	}
-	return nil
+	return s.checkNet(dir)
 }
 
 // Limits are the resource limits of one plugin. A zero field is not set by
@@ -175,6 +184,7 @@ func (p *Policy) settings(plugin string) Settings {
 	if o.Random != nil {
 		s.Random = o.Random
 	}
+	mergeNet(&s, o)
 	return s
 }
 
@@ -247,6 +257,7 @@ func (p *Policy) Grant(plugin string, requested *abi.Permissions) (g Grants, den
 			denied = append(denied, "random")
 		}
 	}
+	g.Net, denied = s.grantNet(requested.Net, denied)
 	return g, denied
 }
 
@@ -262,6 +273,9 @@ func Summary(g Grants) *abi.Permissions {
 	}
 	for _, e := range g.Env {
 		s.Env = append(s.Env, e.Name)
+	}
+	for _, o := range g.Net.Origins {
+		s.Net = append(s.Net, o.String())
 	}
 	return s
 }

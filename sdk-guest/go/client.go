@@ -81,7 +81,7 @@ func (r *CreateMessageResult) Text() string {
 // when the client does not support the request, or there is no client.
 var ErrUnsupported = errors.New("not supported by the client")
 
-// RequestError is the error of a Sample or Elicit that did not get an
+// RequestError is the error of a Sample, Elicit or HTTP that did not get an
 // answer. Returned from a tool handler it becomes a tool error whose text
 // says why, so a model can read it.
 type RequestError struct {
@@ -91,9 +91,11 @@ type RequestError struct {
 
 func (e *RequestError) Error() string { return e.Message }
 
-// Is makes errors.Is(err, ErrUnsupported) true for abi.StatusUnsupported.
+// Is makes errors.Is(err, ErrUnsupported) true for abi.StatusUnsupported,
+// and errors.Is(err, ErrDenied) for abi.StatusDenied.
 func (e *RequestError) Is(target error) bool {
-	return target == ErrUnsupported && e.Status == abi.StatusUnsupported
+	return target == ErrUnsupported && e.Status == abi.StatusUnsupported ||
+		target == ErrDenied && e.Status == abi.StatusDenied
 }
 
 // Sample asks the client's model to create a message, for example to

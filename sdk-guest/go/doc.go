@@ -154,5 +154,27 @@
 // By default the host gives a module no files, no environment, no network,
 // and a clock and random source that are deterministic: time.Now and
 // crypto/rand return the same values in every instance. Do not use them for
-// unique identifiers or secrets.
+// unique identifiers or secrets. A module asks for more with
+// RequestPermissions, in init; the operator's policy decides what it gets.
+//
+// # Network
+//
+// HTTP makes one request through the host, which checks it against the
+// operator's net policy for the plugin (the origins the module asked for
+// and the policy allows; no private addresses unless the policy says so)
+// and adds any credentials the policy attaches, which the tool never sees.
+// Package nethttp puts net/http's Client on top, at the cost of several
+// megabytes of module:
+//
+//	import _ "github.com/wasmcp/wasmcp/sdk-guest/go/nethttp"
+//
+//	func init() {
+//		wasmcp.RequestPermissions(wasmcp.Permissions{Net: []string{"https://api.github.com"}})
+//	}
+//
+//	... resp, err := http.Get("https://api.github.com/repos/golang/go")
+//
+// A refused request fails with an error matching ErrDenied whose text names
+// the rule. Waiting for the network counts against the call's deadline.
+// In tests, wasmcptest.ServeHTTP answers the requests from a handler.
 package wasmcp

@@ -16,9 +16,13 @@ import (
 // the source, so it runs natively, without building a module.
 func TestWasmDirectivesMatchABI(t *testing.T) {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "guest_wasip1.go", nil, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
+	var files []*ast.File
+	for _, name := range []string{"guest_wasip1.go", "http_wasip1.go"} {
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
 	}
 	// Wasm signatures from ABI.md sections 2 and 5.
 	wantExports := map[string]string{
@@ -28,16 +32,21 @@ func TestWasmDirectivesMatchABI(t *testing.T) {
 		abi.ExportCall:     "(i32, i32, i32, i32) -> (i64)",
 	}
 	wantImports := map[string]string{
-		abi.ImportModule + "." + abi.ImportLog:       "(i32, i32, i32) -> ()",
-		abi.ImportModule + "." + abi.ImportProgress:  "(f64, f64, i32, i32) -> ()",
-		abi.ImportModule + "." + abi.ImportCancelled: "() -> (i32)",
-		abi.ImportModule + "." + abi.ImportSample:    "(i32, i32) -> (i64)",
-		abi.ImportModule + "." + abi.ImportElicit:    "(i32, i32) -> (i64)",
-		abi.ImportModule + "." + abi.ImportReadReply: "(i32, i32) -> (i32)",
+		abi.ImportModule + "." + abi.ImportLog:         "(i32, i32, i32) -> ()",
+		abi.ImportModule + "." + abi.ImportProgress:    "(f64, f64, i32, i32) -> ()",
+		abi.ImportModule + "." + abi.ImportCancelled:   "() -> (i32)",
+		abi.ImportModule + "." + abi.ImportSample:      "(i32, i32) -> (i64)",
+		abi.ImportModule + "." + abi.ImportElicit:      "(i32, i32) -> (i64)",
+		abi.ImportModule + "." + abi.ImportReadReply:   "(i32, i32) -> (i32)",
+		abi.ImportModule + "." + abi.ImportHTTPRequest: "(i32, i32) -> (i64)",
 	}
 	gotExports := map[string]string{}
 	gotImports := map[string]string{}
-	for _, decl := range f.Decls {
+	var decls []ast.Decl
+	for _, f := range files {
+		decls = append(decls, f.Decls...)
+	}
+	for _, decl := range decls {
 		fn, ok := decl.(*ast.FuncDecl)
 		if !ok || fn.Doc == nil {
 			continue

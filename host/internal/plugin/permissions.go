@@ -16,6 +16,7 @@ import (
 const (
 	maxFSPermissions  = 64
 	maxEnvPermissions = 256
+	maxNetPermissions = 256
 )
 
 // PermitFunc decides what a module gets of what it requested (nil when its
@@ -72,6 +73,14 @@ func validatePermissions(r *abi.Permissions) error {
 	for _, name := range r.Env {
 		if name == "" || strings.ContainsAny(name, "=\x00") {
 			return errors.New("env names must be non-empty, without '=' or NUL")
+		}
+	}
+	if len(r.Net) > maxNetPermissions {
+		return fmt.Errorf("%d net entries, more than %d", len(r.Net), maxNetPermissions)
+	}
+	for _, o := range r.Net {
+		if _, err := policy.ParseOrigin(o); err != nil {
+			return fmt.Errorf("net: %w", err)
 		}
 	}
 	return nil

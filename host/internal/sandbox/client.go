@@ -66,7 +66,8 @@ type hostFunction struct {
 	results []api.ValueType
 }
 
-// clientFunctions are the host functions of the client features.
+// clientFunctions are the host functions of the client features, and
+// http_request (net.go), which shares their replies.
 func clientFunctions() []hostFunction {
 	return []hostFunction{
 		{abi.ImportProgress, ofModule((*Module).progress), []api.ValueType{f64, f64, i32, i32},
@@ -78,6 +79,8 @@ func clientFunctions() []hostFunction {
 			[]string{"req_ptr", "req_len"}, []api.ValueType{i64}},
 		{abi.ImportReadReply, api.GoModuleFunc(readReply), []api.ValueType{i32, i32},
 			[]string{"dst_ptr", "dst_len"}, []api.ValueType{i32}},
+		{abi.ImportHTTPRequest, ofModule((*Module).httpRequest), []api.ValueType{i32, i32},
+			[]string{"req_ptr", "req_len"}, []api.ValueType{i64}},
 	}
 }
 
@@ -235,7 +238,8 @@ func doneReason(ctx context.Context) string {
 	return "cancelled"
 }
 
-// readReply implements wasmcp.read_reply.
+// readReply implements wasmcp.read_reply: the reply of the last sample,
+// elicit or http_request of the call.
 func readReply(ctx context.Context, mod api.Module, stack []uint64) {
 	ptr, n := api.DecodeU32(stack[0]), api.DecodeU32(stack[1])
 	var reply []byte

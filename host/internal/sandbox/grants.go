@@ -9,6 +9,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 
+	"github.com/wasmcp/wasmcp/host/internal/egress"
 	"github.com/wasmcp/wasmcp/host/policy"
 )
 
@@ -65,6 +66,10 @@ func (m *Module) SetGrants(ctx context.Context, g policy.Grants) error {
 	if err := g.Validate(); err != nil {
 		return fmt.Errorf("grants for %s: %w", m.name, err)
 	}
+	client, err := m.netClient(g.Net)
+	if err != nil {
+		return fmt.Errorf("grants for %s: %w", m.name, err)
+	}
 	cfg, mounts, err := configure(g, m.opts.moduleConfig(), m.opts.Limits.Timeout)
 	if err != nil {
 		return fmt.Errorf("grants for %s: %w", m.name, err)
@@ -75,7 +80,8 @@ func (m *Module) SetGrants(ctx context.Context, g policy.Grants) error {
 		closeMounts(mounts)
 		return fmt.Errorf("grants for %s: %w", m.name, ErrClosed)
 	}
-	m.config = cfg
+	m.config, m.net = cfg, client
+	m.nets = append(m.nets, client)
 	m.mounts = append(m.mounts, mounts...)
 	idle := m.idle
 	m.idle = nil
@@ -86,10 +92,15 @@ func (m *Module) SetGrants(ctx context.Context, g policy.Grants) error {
 	return nil
 }
 
-// moduleConfigNow is the module configuration new instances get, read under
-// the lock because SetGrants may change it.
-func (m *Module) moduleConfigNow() wazero.ModuleConfig {
+// moduleConfigNow is the module configuration and the HTTP client new
+// instances get, read under the lock because SetGrants may change them.
+func (m *Module) moduleConfigNow() (wazero.ModuleConfig, *egress.Client) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.config
+	return m.config, m.net
+}
+
+// netClient returns the client of wasmcp.http_request for n.
+func (m *Module) netClient(n policy.Net) (*egress.Client, error) {
+	return egress.New(m.name, n, egress.Options{Logger: m.opts.Logger, Resolver: m.opts.Resolver})
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/egress"
+	"github.com/wasmcp/wasmcp/host/policy"
 )
 
 const wasiModule = wasi_snapshot_preview1.ModuleName
@@ -43,6 +45,11 @@ type Module struct {
 	// mounts are the directories granted by SetGrants, open until release;
 	// guarded by mu.
 	mounts []*mountFS
+	// net is the HTTP client of the instances created from now on, nets
+	// every one SetGrants made, whose idle connections release closes;
+	// guarded by mu.
+	net  *egress.Client
+	nets []*egress.Client
 	// longBefore is set once a call has run long (interrupt.go).
 	longBefore atomic.Bool
 }
@@ -66,6 +73,10 @@ func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Modu
 	key := compileKey{sha256.Sum256(wasm), tableGrowth(opts.Limits.MemoryPages)}
 	m := &Module{name: name, opts: opts, runtime: opts.Runtime, config: opts.moduleConfig(),
 		running: map[*instance]struct{}{}}
+	var err error
+	if m.net, err = m.netClient(policy.Net{}); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", name, err)
+	}
 	if m.runtime == nil {
 		r, err := NewRuntime(ctx, opts.Cache)
 		if err != nil {
@@ -85,10 +96,13 @@ func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Modu
 // mounts.
 func (m *Module) release(ctx context.Context) {
 	m.mu.Lock()
-	mounts := m.mounts
-	m.mounts = nil
+	mounts, nets := m.mounts, m.nets
+	m.mounts, m.nets = nil, nil
 	m.mu.Unlock()
 	closeMounts(mounts)
+	for _, c := range nets {
+		c.Close()
+	}
 	if m.ownsRuntime {
 		_ = m.runtime.Close(ctx)
 	} else if m.code != nil {

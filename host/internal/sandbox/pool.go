@@ -9,6 +9,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/egress"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/bounds"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/turns"
 )
@@ -25,6 +26,9 @@ type instance struct {
 	// turn is the call running in the instance, for its checkpoints and
 	// its waits outside the guest (interrupt.go).
 	turn *turns.Call
+	// net makes the instance's HTTP requests, under the grants it was
+	// created with.
+	net *egress.Client
 	// state is the state of the call in progress, read by host functions.
 	state callState
 	// startBytes is the size of the instance's memory once initialized.
@@ -43,7 +47,8 @@ type callState struct {
 	budget *budget
 	// waitLeft is what remains of Limits.ClientTimeout for this call.
 	waitLeft time.Duration
-	// reply is the last sample or elicit reply, for read_reply.
+	// reply is the last sample, elicit or http_request reply, for
+	// read_reply.
 	reply []byte
 	// lastProgress is the last progress value reported, if reported.
 	lastProgress float64
@@ -108,13 +113,14 @@ func (m *Module) put(ctx context.Context, in *instance) {
 // _initialize, under ctx's deadline. On error the returned instance, if not
 // nil, is already closed but still tells classify about its memory.
 func (m *Module) instantiate(ctx context.Context) (*instance, error) {
-	in := &instance{module: m}
+	cfg, client := m.moduleConfigNow()
+	in := &instance{module: m, net: client}
 	ctx = experimental.WithMemoryAllocator(withInstance(ctx, in), experimental.MemoryAllocatorFunc(
 		func(_, _ uint64) experimental.LinearMemory {
 			in.memory = &limitedMemory{limit: m.memoryLimit()}
 			return in.memory
 		}))
-	mod, err := m.runtime.rt.InstantiateModule(ctx, m.compiled, m.moduleConfigNow())
+	mod, err := m.runtime.rt.InstantiateModule(ctx, m.compiled, cfg)
 	if err != nil {
 		if in.memory == nil {
 			return nil, err

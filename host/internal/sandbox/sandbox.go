@@ -4,7 +4,8 @@
 // own and it cannot import another plugin's exports. Only WASI preview 1 and
 // the "wasmcp" host functions of ABI.md are offered: no environment, no
 // filesystem, no network, a deterministic clock and random source, stdout and
-// stderr discarded. Instances are not safe for concurrent use, so a Module
+// stderr discarded, unless SetGrants grants more; HTTP requests go through
+// package egress, within the plugin's net grant (net.go). Instances are not safe for concurrent use, so a Module
 // keeps a pool of them and runs concurrent calls in separate instances. An
 // instance that fails in any way is closed and never reused.
 package sandbox
@@ -18,6 +19,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/egress"
 )
 
 // Defaults applied to zero fields of Limits and Options. They match the
@@ -86,6 +88,9 @@ type Options struct {
 	// Logger receives every guest log line, with "plugin" and "tool"
 	// attributes. Nil means slog.Default().
 	Logger *slog.Logger
+	// Resolver looks up the host names of the guests' HTTP requests. Nil
+	// means net.DefaultResolver; tests give their own.
+	Resolver egress.Resolver
 	// MaxIdle is how many idle instances the pool keeps for reuse. More are
 	// created on demand when calls overlap, and closed when they finish.
 	// Zero or less means runtime.GOMAXPROCS(0): throughput saturates at about

@@ -81,7 +81,7 @@ func Describe() ([]byte, error) {
 	if describe != nil {
 		return describe, nil
 	}
-	doc := abi.Describe{Tools: make([]abi.Tool, len(tools))}
+	doc := abi.Describe{Tools: make([]abi.Tool, len(tools)), Permissions: permissions}
 	for i, t := range tools {
 		doc.Tools[i] = t.def
 	}

@@ -1,0 +1,452 @@
+// Package egress makes the HTTP requests of guests (wasmcp.http_request,
+// ABI.md section 5) within the operator's net policy for their plugin.
+//
+// Every request, and every redirect it follows, must have an origin the
+// plugin was granted (policy.Net); every address the client connects to
+// must be public unless the policy names it or sets privateNetwork, checked
+// when the socket connects (dial.go). A refused server is never contacted.
+// The headers the policy attaches to an origin are added on the way out,
+// after the guest's, and are never part of what the guest gets back. Each
+// request is one audit line, "net request".
+package egress
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/policy"
+)
+
+// MaxRedirects is how many redirects one request may follow.
+const MaxRedirects = 5
+
+// Options configure New.
+type Options struct {
+	// Logger receives the audit lines. Nil means slog.Default().
+	Logger *slog.Logger
+	// Resolver looks up host names. Nil means net.DefaultResolver.
+	Resolver Resolver
+}
+
+// Client makes the requests of one plugin's guests. It is safe for
+// concurrent use; its connections are the plugin's own.
+type Client struct {
+	plugin    string
+	grant     policy.Net
+	log       *slog.Logger
+	dialer    *dialer
+	transport *http.Transport
+	client    http.Client
+	// slots bounds the requests in flight (policy maxRequests).
+	slots chan struct{}
+}
+
+// New returns the client of plugin under grant. A zero grant gives a client
+// that denies every request. The error is for a CA file that cannot be
+// read.
+func New(plugin string, grant policy.Net, opts Options) (*Client, error) {
+	c := &Client{plugin: plugin, grant: grant, log: opts.Logger}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	if grant.IsZero() {
+		return c, nil
+	}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+	if grant.CAFile != "" {
+		roots, err := systemRootsAnd(grant.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("net policy of %s: caFile: %w", plugin, err)
+		}
+		tlsConfig.RootCAs = roots
+	}
+	resolver := opts.Resolver
+	if resolver == nil {
+		resolver = net.DefaultResolver
+	}
+	c.dialer = &dialer{plugin: plugin, resolver: resolver, private: grant.PrivateNetwork, allowed: grant.Addresses,
+		net: net.Dialer{KeepAlive: 30 * time.Second}}
+	c.transport = &http.Transport{
+		DialContext:     c.dialer.dialContext,
+		TLSClientConfig: tlsConfig,
+		// A custom dialer and TLS configuration turn HTTP/2 off unless
+		// asked for.
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           4 * grant.MaxRequests,
+		MaxIdleConnsPerHost:    grant.MaxRequests,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: 256 << 10,
+	}
+	if grant.Proxy != nil {
+		c.transport.Proxy = http.ProxyURL(grant.Proxy)
+		c.dialer.proxy = proxyAddress(grant.Proxy)
+	}
+	c.client = http.Client{
+		Transport: gate{c},
+		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
+			if len(via) > MaxRedirects {
+				return fmt.Errorf("stopped after %d redirects", MaxRedirects)
+			}
+			return nil
+		},
+	}
+	c.slots = make(chan struct{}, grant.MaxRequests)
+	return c, nil
+}
+
+// systemRootsAnd returns the system's roots with the certificates of the
+// PEM file path added.
+func systemRootsAnd(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := x509.SystemCertPool()
+	if err != nil {
+		roots = x509.NewCertPool()
+	}
+	if !roots.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", path)
+	}
+	return roots, nil
+}
+
+// proxyAddress is the host:port the transport dials for the proxy u.
+func proxyAddress(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// Close closes the client's idle connections. Requests in flight finish.
+func (c *Client) Close() {
+	if c.transport != nil {
+		c.transport.CloseIdleConnections()
+	}
+}
+
+// exchange is what the audit line of one request says.
+type exchange struct {
+	tool, method, origin, final, reason string
+	code, bytes                         int
+}
+
+// Do makes the request doc, an abi.HTTPRequest document, for a call of
+// tool, and returns the status and reply of ABI.md section 5. The request
+// ends when ctx does: the call's deadline or cancellation.
+func (c *Client) Do(ctx context.Context, tool string, doc []byte) (abi.ReplyStatus, []byte) {
+	start := time.Now()
+	x := exchange{tool: tool}
+	status, reply := c.do(ctx, doc, &x)
+	if status != abi.StatusOK {
+		x.reason = string(reply)
+	}
+	c.audit(ctx, &x, status, time.Since(start))
+	return status, reply
+}
+
+func (c *Client) audit(ctx context.Context, x *exchange, status abi.ReplyStatus, d time.Duration) {
+	level := slog.LevelInfo
+	if status == abi.StatusDenied {
+		level = slog.LevelWarn
+	}
+	attrs := []slog.Attr{
+		slog.String("plugin", c.plugin), slog.String("tool", x.tool), slog.String("method", x.method),
+		slog.String("origin", x.origin), slog.String("outcome", status.String()), slog.Int("status", x.code),
+		slog.Int("bytes", x.bytes), slog.Duration("duration", d),
+	}
+	if x.final != "" && x.final != x.origin {
+		attrs = append(attrs, slog.String("final", x.final))
+	}
+	if x.reason != "" {
+		attrs = append(attrs, slog.String("reason", x.reason))
+	}
+	c.log.LogAttrs(ctx, level, "net request", attrs...)
+}
+
+// failure is a reply other than StatusOK.
+type failure struct {
+	status abi.ReplyStatus
+	msg    string
+}
+
+func fail(status abi.ReplyStatus, format string, args ...any) (abi.ReplyStatus, []byte) {
+	return status, fmt.Appendf(nil, format, args...)
+}
+
+func (c *Client) do(ctx context.Context, doc []byte, x *exchange) (abi.ReplyStatus, []byte) {
+	req, bad := c.request(ctx, doc, x)
+	if bad != nil {
+		return bad.status, []byte(bad.msg)
+	}
+	if ctx.Err() != nil {
+		return fail(abi.StatusTimeout, "%s %s: not sent: the call was %s", req.Method, x.origin, doneReason(ctx))
+	}
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-ctx.Done():
+		return fail(abi.StatusTimeout, "%s %s: not sent: the call was %s while waiting for one of plugin %s's %d requests in flight to end",
+			req.Method, x.origin, doneReason(ctx), c.plugin, c.grant.MaxRequests)
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		var r *Refusal
+		switch {
+		case errors.As(err, &r):
+			return abi.StatusDenied, []byte(r.Error())
+		case ctx.Err() != nil:
+			return fail(abi.StatusTimeout, "%s %s: the call was %s before the response came", req.Method, x.origin, doneReason(ctx))
+		}
+		return fail(abi.StatusFailed, "%v", err)
+	}
+	defer resp.Body.Close()
+	x.code, x.final = resp.StatusCode, originString(resp.Request.URL)
+	body, err := c.readBody(resp)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return fail(abi.StatusTimeout, "%s %s: the call was %s while the response was read", req.Method, x.origin, doneReason(ctx))
+	case err != nil:
+		return fail(abi.StatusFailed, "%s %s: %v", req.Method, x.origin, err)
+	}
+	defer putBuf(body)
+	x.bytes = body.Len()
+	return abi.StatusOK, encodeResponse(resp, body.Bytes())
+}
+
+// request decodes and checks doc, and returns the request to send.
+func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Request, *failure) {
+	if len(doc) > abi.MaxHTTPRequestSize {
+		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: the document of %d bytes is over the limit of %d", len(doc), abi.MaxHTTPRequestSize)}
+	}
+	var r abi.HTTPRequest
+	if err := json.Unmarshal(doc, &r); err != nil {
+		return nil, &failure{abi.StatusInvalid, "http request: not an HTTP request document: " + err.Error()}
+	}
+	if r.Method == "" {
+		r.Method = http.MethodGet
+	}
+	x.method = r.Method
+	switch {
+	case !policy.ValidHeaderName(r.Method):
+		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: method %q is not an HTTP token", r.Method)}
+	case r.Method == http.MethodConnect || r.Method == http.MethodTrace:
+		// CONNECT opens a tunnel; TRACE echoes the request, headers the
+		// policy adds included.
+		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: method %s is not allowed", r.Method)}
+	}
+	u, err := url.Parse(r.URL)
+	switch {
+	case err != nil:
+		return nil, &failure{abi.StatusInvalid, "http request: " + err.Error()}
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: %q: only http and https URLs are allowed", r.URL)}
+	case u.User != nil:
+		return nil, &failure{abi.StatusInvalid, "http request: a URL with credentials is not allowed; send an Authorization header"}
+	}
+	o, err := policy.URLOrigin(u)
+	switch {
+	case errors.Is(err, policy.ErrAmbiguousHost):
+		x.origin = u.Scheme + "://" + u.Host
+		return nil, &failure{abi.StatusDenied, fmt.Sprintf("%s: %v", x.origin, err)}
+	case err != nil:
+		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: %q: %v", r.URL, err)}
+	}
+	x.origin = o.String()
+	if err := c.allow(o); err != nil {
+		return nil, &failure{abi.StatusDenied, err.Error()}
+	}
+	var body io.Reader
+	if len(r.Body) > 0 {
+		body = bytes.NewReader(r.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, u.String(), body)
+	if err != nil {
+		return nil, &failure{abi.StatusInvalid, "http request: " + err.Error()}
+	}
+	for _, h := range r.Headers {
+		switch {
+		case !policy.ValidHeaderName(h.Name):
+			return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: header name %q is not an HTTP token", h.Name)}
+		case !policy.ValidHeaderValue(h.Value):
+			return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: header %s: the value holds a control character", h.Name)}
+		case policy.ReservedHeader(h.Name):
+			return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: header %s is set by the host from the URL and body", h.Name)}
+		}
+		req.Header.Add(h.Name, h.Value)
+	}
+	return req, nil
+}
+
+// allow returns a *Refusal unless the plugin was granted an origin that
+// covers o.
+func (c *Client) allow(o policy.Origin) error {
+	for _, g := range c.grant.Origins {
+		if g.Covers(o) {
+			return nil
+		}
+	}
+	return &Refusal{fmt.Sprintf("%s is not in plugin %s's net policy", o, c.plugin)}
+}
+
+// readBody reads the response body into a buffer of bufs, refusing one over
+// the policy's maxResponse. The caller returns the buffer to bufs.
+func (c *Client) readBody(resp *http.Response) (*bytes.Buffer, error) {
+	limit := c.grant.MaxResponse
+	tooLarge := fmt.Errorf("the response body is over plugin %s's maxResponse of %d bytes", c.plugin, limit)
+	if resp.ContentLength > limit {
+		return nil, tooLarge
+	}
+	buf := bufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+	}
+	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
+	switch {
+	case err != nil:
+		putBuf(buf)
+		return nil, fmt.Errorf("reading the response: %w", err)
+	case n > limit:
+		putBuf(buf)
+		return nil, tooLarge
+	}
+	return buf, nil
+}
+
+// bufs are the buffers response bodies are read into: the body is encoded
+// into the reply at once, and a buffer that grew to a body's size is kept
+// for the next, rather than grown again and collected at every request.
+var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooled is the largest buffer bufs keeps: a few bodies of megabytes
+// should not stay in memory for good.
+const maxPooled = 1 << 20
+
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() <= maxPooled {
+		bufs.Put(b)
+	}
+}
+
+// gate is the client's transport: it checks the origin of every request,
+// redirects included, and adds the policy's headers for it.
+type gate struct{ c *Client }
+
+func (g gate) RoundTrip(req *http.Request) (*http.Response, error) {
+	refuse := func(err error) (*http.Response, error) {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	o, err := policy.URLOrigin(req.URL)
+	if err != nil {
+		return refuse(&Refusal{fmt.Sprintf("%s://%s: %v", req.URL.Scheme, req.URL.Host, err)})
+	}
+	if err := g.c.allow(o); err != nil {
+		return refuse(err)
+	}
+	if g.c.grant.Proxy != nil {
+		// Through a proxy nothing here connects to the origin: check an
+		// address the URL names itself (the proxy resolves names).
+		if addr, ok := o.Addr(); ok {
+			if err := g.c.dialer.check(o.Host, net.JoinHostPort(addr.String(), strconv.Itoa(int(o.Port)))); err != nil {
+				return refuse(err)
+			}
+		}
+	}
+	cloned := false
+	for _, h := range g.c.grant.Headers {
+		if !h.Origin.Covers(o) {
+			continue
+		}
+		if !cloned {
+			// The client copies the first request's headers onto each
+			// redirect: the policy's must not travel to another origin.
+			req, cloned = req.Clone(req.Context()), true
+		}
+		req.Header[h.Name] = []string{h.Value}
+	}
+	return g.c.transport.RoundTrip(req)
+}
+
+// encodeResponse is the reply of StatusOK: an abi.HTTPResponse document,
+// written here rather than by encoding/json so that the body, most of it,
+// is encoded once, straight into a reply of its final size.
+func encodeResponse(resp *http.Response, body []byte) []byte {
+	names := make([]string, 0, len(resp.Header))
+	n := 0
+	for name, values := range resp.Header {
+		names = append(names, name)
+		n += len(values)
+	}
+	slices.Sort(names)
+	headers := make([]abi.HTTPHeader, 0, n)
+	for _, name := range names {
+		for _, v := range resp.Header[name] {
+			headers = append(headers, abi.HTTPHeader{Name: name, Value: v})
+		}
+	}
+	if headers == nil {
+		headers = []abi.HTTPHeader{}
+	}
+	url, err1 := json.Marshal(resp.Request.URL.String())
+	hs, err2 := json.Marshal(headers)
+	if err1 != nil || err2 != nil {
+		panic(errors.Join(err1, err2)) // strings always encode
+	}
+	const (
+		status  = `{"status":`
+		urlKey  = `,"url":`
+		hsKey   = `,"headers":`
+		bodyKey = `,"body":"`
+		end     = `"}`
+	)
+	size := len(status) + 3 + len(urlKey) + len(url) + len(hsKey) + len(hs) + len(bodyKey) + base64.StdEncoding.EncodedLen(len(body)) + len(end)
+	doc := make([]byte, 0, size)
+	doc = append(doc, status...)
+	doc = strconv.AppendInt(doc, int64(resp.StatusCode), 10)
+	doc = append(append(doc, urlKey...), url...)
+	doc = append(append(doc, hsKey...), hs...)
+	doc = append(doc, bodyKey...)
+	doc = base64.StdEncoding.AppendEncode(doc, body)
+	return append(doc, end...)
+}
+
+// originString is the origin of u for the audit line.
+func originString(u *url.URL) string {
+	if o, err := policy.URLOrigin(u); err == nil {
+		return o.String()
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// doneReason says why a call's context is done.
+func doneReason(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "past its deadline"
+	}
+	return "cancelled"
+}

@@ -1,0 +1,434 @@
+package egress_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/egress"
+	"github.com/wasmcp/wasmcp/host/policy"
+	"github.com/wasmcp/wasmcp/internal/egresstest"
+)
+
+// hello answers every request with "hello" and echoes nothing of it.
+func hello(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("X-Server", "test")
+	fmt.Fprint(w, "hello")
+}
+
+// records keeps the audit lines.
+type records struct {
+	mu    sync.Mutex
+	lines []map[string]string
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+func (r *records) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *records) WithGroup(string) slog.Handler            { return r }
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	line := map[string]string{"msg": rec.Message}
+	rec.Attrs(func(a slog.Attr) bool { line[a.Key] = a.Value.String(); return true })
+	r.mu.Lock()
+	r.lines = append(r.lines, line)
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *records) last(t *testing.T) map[string]string {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.lines) == 0 {
+		t.Fatal("no audit line")
+	}
+	return r.lines[len(r.lines)-1]
+}
+
+// client returns the client of plugin "fetch" under the policy settings
+// settings (a JSON object), for a module that requests every origin.
+func client(t *testing.T, settings string, log *records) *egress.Client {
+	t.Helper()
+	dir := t.TempDir()
+	p, err := policy.Parse([]byte(`{"plugins":{"fetch":`+settings+`}}`), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := p.Grant("fetch", &abi.Permissions{Net: []string{"*"}})
+	if log == nil {
+		log = &records{}
+	}
+	c, err := egress.New("fetch", g.Net, egress.Options{Logger: slog.New(log), Resolver: egresstest.Names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// do makes the request req (encoded as the guest would) and returns the
+// status and reply.
+func do(t *testing.T, ctx context.Context, c *egress.Client, req any) (abi.ReplyStatus, string) {
+	t.Helper()
+	doc, ok := req.(string)
+	if !ok {
+		b, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc = string(b)
+	}
+	status, reply := c.Do(ctx, "get", []byte(doc))
+	return status, string(reply)
+}
+
+func response(t *testing.T, reply string) abi.HTTPResponse {
+	t.Helper()
+	var r abi.HTTPResponse
+	if err := json.Unmarshal([]byte(reply), &r); err != nil {
+		t.Fatalf("reply %s: %v", reply, err)
+	}
+	return r
+}
+
+func get(url string) abi.HTTPRequest { return abi.HTTPRequest{URL: url} }
+
+func TestAllowedOrigin(t *testing.T) {
+	ctx := t.Context()
+	srv := egresstest.NewServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		body := new(bytes.Buffer)
+		body.ReadFrom(r.Body)
+		w.Header().Add("X-Seen", r.Method+" "+r.URL.Path+" "+body.String()+" "+r.Header.Get("X-Guest"))
+		w.Header().Add("Set-Cookie", "a=1")
+		w.Header().Add("Set-Cookie", "b=2")
+		w.WriteHeader(http.StatusTeapot)
+		fmt.Fprint(w, "short and stout")
+	})
+	log := &records{}
+	c := client(t, `{"net":["`+srv.Origin+`"]}`, log)
+	status, reply := do(t, ctx, c, abi.HTTPRequest{Method: "POST", URL: srv.URL + "/tea?x=1", Body: []byte("milk"),
+		Headers: []abi.HTTPHeader{{Name: "X-Guest", Value: "g"}}})
+	if status != abi.StatusOK {
+		t.Fatalf("status %v: %s", status, reply)
+	}
+	r := response(t, reply)
+	if r.Status != http.StatusTeapot || string(r.Body) != "short and stout" || r.URL != srv.URL+"/tea?x=1" {
+		t.Errorf("response %+v", r)
+	}
+	var seen, cookies []string
+	for _, h := range r.Headers {
+		switch h.Name {
+		case "X-Seen":
+			seen = append(seen, h.Value)
+		case "Set-Cookie":
+			cookies = append(cookies, h.Value)
+		}
+	}
+	if strings.Join(seen, ",") != "POST /tea milk g" || strings.Join(cookies, ",") != "a=1,b=2" {
+		t.Errorf("headers %+v", r.Headers)
+	}
+	line := log.last(t)
+	for k, v := range map[string]string{"msg": "net request", "plugin": "fetch", "tool": "get", "method": "POST",
+		"origin": srv.Origin, "outcome": "ok", "status": "418", "bytes": "15"} {
+		if line[k] != v {
+			t.Errorf("audit %s = %q, want %q (%v)", k, line[k], v, line)
+		}
+	}
+}
+
+func TestTLS(t *testing.T) {
+	ctx := t.Context()
+	srv := egresstest.NewServer(t, true, hello)
+	ca := srv.WriteCA(t)
+	c := client(t, `{"net":["`+srv.Origin+`"],"caFile":"`+ca+`"}`, nil)
+	if status, reply := do(t, ctx, c, get(srv.URL+"/")); status != abi.StatusOK || string(response(t, reply).Body) != "hello" {
+		t.Errorf("with the CA file: %v %s", status, reply)
+	}
+	// Without it the server's certificate is not trusted.
+	c = client(t, `{"net":["`+srv.Origin+`"]}`, nil)
+	if status, reply := do(t, ctx, c, get(srv.URL+"/")); status != abi.StatusFailed || !strings.Contains(reply, "certificate") {
+		t.Errorf("without the CA file: %v %s", status, reply)
+	}
+}
+
+// The metadata address is refused before a socket connects: wherever the
+// name or the URL leads, however the policy matches it.
+func TestMetadataAddressRefused(t *testing.T) {
+	ctx := t.Context()
+	c := client(t, `{"net":["*"]}`, nil)
+	for url, want := range map[string]string{
+		"http://169.254.169.254/latest/meta-data/": "169.254.169.254 is not a public address (link-local)",
+		"http://metadata.test/computeMetadata/v1/": "metadata.test resolves to 169.254.169.254",
+		"http://[::ffff:a9fe:a9fe]/":               "IPv4 address in IPv6 form",
+		"http://[64:ff9b::a9fe:a9fe]/":             "link-local (embedded in 64:ff9b::a9fe:a9fe)",
+	} {
+		if status, reply := do(t, ctx, c, get(url)); status != abi.StatusDenied || !strings.Contains(reply, want) {
+			t.Errorf("%s: %v %q, want denied with %q", url, status, reply, want)
+		}
+	}
+	c = client(t, `{"net":["https://169.254.169.254"]}`, nil)
+	if status, reply := do(t, ctx, c, get("http://169.254.169.254/")); status != abi.StatusDenied ||
+		reply != "http://169.254.169.254 is not in plugin fetch's net policy" {
+		t.Errorf("%v %q", status, reply)
+	}
+}
+
+// The policy may name a private address as an origin, or allow the
+// private network; a name then reaches it too.
+func TestPrivateAddressesTheOperatorAllows(t *testing.T) {
+	ctx := t.Context()
+	srv := egresstest.NewServer(t, false, hello)
+	for _, p := range []string{
+		`{"net":["http://internal.test:` + srv.Port + `"],"privateNetwork":true}`,
+		`{"net":["http://internal.test:` + srv.Port + `","` + srv.Origin + `"]}`,
+	} {
+		c := client(t, p, nil)
+		if status, reply := do(t, ctx, c, get("http://internal.test:"+srv.Port+"/")); status != abi.StatusOK {
+			t.Errorf("%s: %v %s", p, status, reply)
+		}
+	}
+}
+
+func TestInvalidRequests(t *testing.T) {
+	ctx := t.Context()
+	srv := egresstest.NewServer(t, false, hello)
+	c := client(t, `{"net":["*"],"privateNetwork":true}`, nil)
+	for _, c2 := range []struct {
+		req  any
+		want string
+	}{
+		{"not json", "not an HTTP request document"},
+		{`{"url":"` + srv.URL + `","headers":[["A"]]}`, "two strings"},
+		{get("file:///etc/passwd"), "only http and https"},
+		{get("ftp://example.com/"), "only http and https"},
+		{get("http://user:pw@" + srv.Listener.Addr().String() + "/"), "credentials"},
+		{get("http:///nohost"), "not an absolute URL"},
+		{abi.HTTPRequest{Method: "GET POST", URL: srv.URL}, "not an HTTP token"},
+		{abi.HTTPRequest{Method: "TRACE", URL: srv.URL}, "not allowed"},
+		{abi.HTTPRequest{Method: "CONNECT", URL: srv.URL}, "not allowed"},
+		{abi.HTTPRequest{URL: srv.URL, Headers: []abi.HTTPHeader{{Name: "X", Value: "a\r\nY: b"}}}, "control character"},
+		{abi.HTTPRequest{URL: srv.URL, Headers: []abi.HTTPHeader{{Name: "Host", Value: "other"}}}, "set by the host"},
+		{abi.HTTPRequest{Method: "POST", URL: srv.URL, Body: make([]byte, abi.MaxHTTPRequestSize)}, "over the limit"},
+	} {
+		if status, reply := do(t, ctx, c, c2.req); status != abi.StatusInvalid || !strings.Contains(reply, c2.want) {
+			t.Errorf("%v: %v %q, want invalid with %q", c2.req, status, reply, c2.want)
+		}
+	}
+	if n := srv.Conns(); n != 0 {
+		t.Errorf("invalid requests made %d connections", n)
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	ctx := t.Context()
+	target := egresstest.NewServer(t, false, hello)
+	var hops atomic.Int64
+	loop := egresstest.NewServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		hops.Add(1)
+		http.Redirect(w, r, "/again", http.StatusFound)
+	})
+	redirect := egresstest.NewServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/there", http.StatusMovedPermanently)
+	})
+	c := client(t, `{"net":["`+redirect.Origin+`","`+target.Origin+`","`+loop.Origin+`"]}`, nil)
+	status, reply := do(t, ctx, c, get(redirect.URL+"/here"))
+	if r := response(t, reply); status != abi.StatusOK || r.URL != target.URL+"/there" || string(r.Body) != "hello" {
+		t.Errorf("%v %s", status, reply)
+	}
+	status, reply = do(t, ctx, c, get(loop.URL+"/"))
+	if status != abi.StatusFailed || !strings.Contains(reply, "stopped after 5 redirects") || hops.Load() != 6 {
+		t.Errorf("%v %q after %d requests", status, reply, hops.Load())
+	}
+}
+
+// The policy's headers reach the server, replace the guest's, never follow
+// a redirect to another origin, and are not in what the guest gets back.
+func TestInjectedHeaders(t *testing.T) {
+	ctx := t.Context()
+	t.Setenv("TEST_TOKEN", "s3cret")
+	var mu sync.Mutex
+	got := map[string][]string{}
+	record := func(name string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			got[name] = append(got[name], r.Header.Get("Authorization")+"|"+r.Header.Get("X-Other"))
+			mu.Unlock()
+			if to := r.URL.Query().Get("to"); to != "" {
+				http.Redirect(w, r, to, http.StatusFound)
+				return
+			}
+			fmt.Fprint(w, "ok")
+		}
+	}
+	api := egresstest.NewServer(t, false, record("api"))
+	other := egresstest.NewServer(t, false, record("other"))
+	c := client(t, `{"net":["`+api.Origin+`","`+other.Origin+`"],
+		"headers":{"`+api.Origin+`":{"Authorization":"Bearer ${TEST_TOKEN}"}}}`, nil)
+	status, reply := do(t, ctx, c, abi.HTTPRequest{URL: api.URL + "/?to=" + other.URL + "/",
+		Headers: []abi.HTTPHeader{{Name: "Authorization", Value: "guest"}, {Name: "X-Other", Value: "kept"}}})
+	if status != abi.StatusOK {
+		t.Fatalf("%v %s", status, reply)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got["api"], ",") != "Bearer s3cret|kept" {
+		t.Errorf("api saw %q", got["api"])
+	}
+	// The client strips the guest's own Authorization on a redirect to
+	// another host; the policy's never reaches it either.
+	if len(got["other"]) != 1 || strings.Contains(got["other"][0], "s3cret") {
+		t.Errorf("other saw %q", got["other"])
+	}
+	if strings.Contains(reply, "s3cret") || strings.Contains(reply, "Bearer") {
+		t.Errorf("the guest sees the secret: %s", reply)
+	}
+}
+
+func TestResponseCap(t *testing.T) {
+	ctx := t.Context()
+	big := strings.Repeat("x", 2<<10)
+	srv := egresstest.NewServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/chunked" {
+			w.(http.Flusher).Flush() // no Content-Length
+		}
+		fmt.Fprint(w, big)
+	})
+	c := client(t, `{"net":["`+srv.Origin+`"],"maxResponse":"1KiB"}`, nil)
+	for _, path := range []string{"/", "/chunked"} {
+		if status, reply := do(t, ctx, c, get(srv.URL+path)); status != abi.StatusFailed || !strings.Contains(reply, "maxResponse of 1024 bytes") {
+			t.Errorf("%s: %v %q", path, status, reply)
+		}
+	}
+	c = client(t, `{"net":["`+srv.Origin+`"],"maxResponse":2048}`, nil)
+	if status, reply := do(t, ctx, c, get(srv.URL+"/chunked")); status != abi.StatusOK || len(response(t, reply).Body) != len(big) {
+		t.Errorf("at the cap: %v", status)
+	}
+}
+
+// A request ends with its call: at the deadline or on cancellation the
+// server sees the request aborted and the guest gets timeout.
+func TestDeadlineAndCancellation(t *testing.T) {
+	got, aborted := make(chan struct{}, 2), make(chan struct{}, 2)
+	srv := egresstest.NewServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		got <- struct{}{}
+		<-r.Context().Done()
+		aborted <- struct{}{}
+	})
+	c := client(t, `{"net":["`+srv.Origin+`"]}`, nil)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if status, reply := do(t, ctx, c, get(srv.URL+"/")); status != abi.StatusTimeout || !strings.Contains(reply, "past its deadline") {
+		t.Errorf("deadline: %v %q", status, reply)
+	}
+	<-got
+	<-aborted
+
+	ctx, cancel = context.WithCancel(t.Context())
+	go func() {
+		<-got // cancel once the server has the request
+		cancel()
+	}()
+	if status, reply := do(t, ctx, c, get(srv.URL+"/")); status != abi.StatusTimeout || !strings.Contains(reply, "cancelled") {
+		t.Errorf("cancellation: %v %q", status, reply)
+	}
+	<-aborted
+}
+
+// A plugin has at most maxRequests requests in flight; one over waits, and
+// gives up with its call.
+func TestMaxRequests(t *testing.T) {
+	release := make(chan struct{})
+	var seen atomic.Int64
+	srv := egresstest.NewServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		seen.Add(1)
+		<-release
+	})
+	c := client(t, `{"net":["`+srv.Origin+`"],"maxRequests":1}`, nil)
+	first := make(chan abi.ReplyStatus)
+	go func() {
+		status, _ := c.Do(t.Context(), "get", []byte(`{"url":"`+srv.URL+`"}`))
+		first <- status
+	}()
+	for seen.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if status, reply := do(t, ctx, c, get(srv.URL+"/")); status != abi.StatusTimeout || !strings.Contains(reply, "1 requests in flight") {
+		t.Errorf("second request: %v %q", status, reply)
+	}
+	close(release)
+	if status := <-first; status != abi.StatusOK || seen.Load() != 1 {
+		t.Errorf("first request %v, server saw %d", status, seen.Load())
+	}
+}
+
+// Proxy environment variables are ignored: only a proxy the policy names
+// is used.
+func TestProxyEnvironmentIgnored(t *testing.T) {
+	proxy := egresstest.NewServer(t, false, hello)
+	srv := egresstest.NewServer(t, false, hello)
+	t.Setenv("HTTP_PROXY", proxy.URL)
+	t.Setenv("http_proxy", proxy.URL)
+	c := client(t, `{"net":["`+srv.Origin+`"]}`, nil)
+	if status, reply := do(t, t.Context(), c, get(srv.URL+"/")); status != abi.StatusOK {
+		t.Fatalf("%v %s", status, reply)
+	}
+	if proxy.Conns() != 0 || srv.Conns() != 1 {
+		t.Errorf("proxy %d connections, server %d", proxy.Conns(), srv.Conns())
+	}
+
+	// A proxy the policy names gets the request, and an address the URL
+	// names is still checked.
+	var proxied atomic.Value
+	named := egresstest.NewServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		proxied.Store(r.URL.String())
+		fmt.Fprint(w, "via proxy")
+	})
+	c = client(t, `{"net":["http://example.test","*"],"proxy":"`+named.URL+`"}`, nil)
+	if status, reply := do(t, t.Context(), c, get("http://example.test/x")); status != abi.StatusOK || string(response(t, reply).Body) != "via proxy" {
+		t.Errorf("through the proxy: %v %s", status, reply)
+	}
+	if proxied.Load() != "http://example.test/x" {
+		t.Errorf("the proxy saw %v", proxied.Load())
+	}
+	if status, reply := do(t, t.Context(), c, get("http://127.0.0.1:"+srv.Port+"/")); status != abi.StatusDenied {
+		t.Errorf("a loopback URL through the proxy: %v %s", status, reply)
+	}
+}
+
+func TestNoGrantDeniesEverything(t *testing.T) {
+	c, err := egress.New("fetch", policy.Net{}, egress.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, reply := c.Do(t.Context(), "get", []byte(`{"url":"https://example.org/"}`))
+	if status != abi.StatusDenied || string(reply) != "https://example.org is not in plugin fetch's net policy" {
+		t.Errorf("%v %q", status, reply)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for addr, want := range map[string]string{
+		"8.8.8.8": "", "2606:4700::1111": "", "127.0.0.1": "loopback", "::1": "loopback", "10.1.2.3": "private",
+		"172.31.0.1": "private", "192.168.1.1": "private", "fd00::1": "private (unique local)", "169.254.169.254": "link-local",
+		"fe80::1": "link-local", "100.64.0.1": "shared (CGNAT)", "224.0.0.1": "multicast", "ff02::1": "multicast",
+		"0.0.0.0": "\"this network\"", "::": "unspecified", "255.255.255.255": "reserved or broadcast",
+		"::ffff:10.0.0.1": "private", "::127.0.0.1": "IPv4-compatible", "2002:7f00:1::": "loopback (embedded in 2002:7f00:1::)",
+		"64:ff9b::808:808": "",
+	} {
+		if got := egress.Classify(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("Classify(%s) = %q, want %q", addr, got, want)
+		}
+	}
+}
