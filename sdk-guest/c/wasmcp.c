@@ -485,7 +485,97 @@ bool wasmcp_add_tool(const wasmcp_tool *t) {
     return true;
 }
 
-static char *describe_doc; /* built once; tools never change after init */
+/* ---- permissions ------------------------------------------------------ */
+
+/* The module's request, which wasmcp_request_permissions appends to. Every
+ * list and string is a copy: callers pass compound literals. */
+static struct {
+    wasmcp_fs_permission *fs;
+    char **env, **net;
+    size_t nfs, nenv, nnet;
+    bool clock, random;
+} perms;
+
+static char *copy(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    return c ? memcpy(c, s, n) : NULL;
+}
+
+static bool refuse_permission(const char *what, const char *value, const char *why) {
+    refused = true;
+    wasmcp_logf(WASMCP_LOG_CRITICAL, "wasmcp_request_permissions: %s \"%s\": %s", what, value, why);
+    return false;
+}
+
+/* append_names appends copies of the NULL-terminated names to *list. */
+static bool append_names(char ***list, size_t *n, const char *const *names, const char *what) {
+    for (; names && *names; names++) {
+        const char *s = *names;
+        if (!*s) return refuse_permission(what, s, "must not be empty");
+        char **grown = realloc(*list, (*n + 1) * sizeof **list);
+        if (!grown) return refuse_permission(what, s, "out of memory");
+        *list = grown;
+        if (!(grown[*n] = copy(s))) return refuse_permission(what, s, "out of memory");
+        (*n)++;
+    }
+    return true;
+}
+
+bool wasmcp_request_permissions(const wasmcp_permissions *p) {
+    if (!p) return true;
+    for (const wasmcp_fs_permission *f = p->fs; f && f->path; f++) {
+        if (f->path[0] != '/') return refuse_permission("fs", f->path, "a path must be absolute");
+        wasmcp_fs_permission *grown = realloc(perms.fs, (perms.nfs + 1) * sizeof *perms.fs);
+        if (!grown) return refuse_permission("fs", f->path, "out of memory");
+        perms.fs = grown;
+        if (!(grown[perms.nfs].path = copy(f->path))) return refuse_permission("fs", f->path, "out of memory");
+        grown[perms.nfs++].write = f->write;
+    }
+    for (const char *const *e = p->env; e && *e; e++)
+        if (strchr(*e, '=')) return refuse_permission("env", *e, "a name must not contain '='");
+    if (!append_names(&perms.env, &perms.nenv, p->env, "env")) return false;
+    if (!append_names(&perms.net, &perms.nnet, p->net, "net")) return false;
+    perms.clock |= p->clock;
+    perms.random |= p->random;
+    return true;
+}
+
+static void write_names(wasmcp_writer *w, const char *key, char **names, size_t n) {
+    if (!n) return;
+    wasmcp_w_key(w, key);
+    wasmcp_w_array_begin(w);
+    for (size_t i = 0; i < n; i++)
+        wasmcp_w_string(w, names[i]);
+    wasmcp_w_array_end(w);
+}
+
+/* write_permissions writes the "permissions" member of the Describe
+ * document, or nothing when the module asks for nothing. */
+static void write_permissions(wasmcp_writer *w) {
+    if (!perms.nfs && !perms.nenv && !perms.nnet && !perms.clock && !perms.random) return;
+    wasmcp_w_key(w, "permissions");
+    wasmcp_w_object_begin(w);
+    if (perms.nfs) {
+        wasmcp_w_key(w, "fs");
+        wasmcp_w_array_begin(w);
+        for (size_t i = 0; i < perms.nfs; i++) {
+            wasmcp_w_object_begin(w);
+            wasmcp_w_key(w, "path");
+            wasmcp_w_string(w, perms.fs[i].path);
+            if (perms.fs[i].write) wasmcp_w_key(w, "write"), wasmcp_w_bool(w, true);
+            wasmcp_w_object_end(w);
+        }
+        wasmcp_w_array_end(w);
+    }
+    write_names(w, "env", perms.env, perms.nenv);
+    if (perms.clock) wasmcp_w_key(w, "clock"), wasmcp_w_bool(w, true);
+    if (perms.random) wasmcp_w_key(w, "random"), wasmcp_w_bool(w, true);
+    write_names(w, "net", perms.net, perms.nnet);
+    wasmcp_w_object_end(w);
+}
+
+static char *describe_doc; /* built once; tools and permissions never change after init */
 static size_t describe_len;
 
 const char *wasmcp_describe_json(size_t *len) {
@@ -516,6 +606,7 @@ const char *wasmcp_describe_json(size_t *len) {
         wasmcp_w_object_end(&w);
     }
     wasmcp_w_array_end(&w);
+    write_permissions(&w);
     wasmcp_w_object_end(&w);
     size_t n;
     const char *doc = wasmcp_writer_json(&w, &n);

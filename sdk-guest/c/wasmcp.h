@@ -27,7 +27,8 @@
  * The SDK implements the exports and imports of the wasmcp guest ABI
  * (abi/ABI.md): a tool author never sees a pointer the host passed or the
  * packing of a result. It also provides what C lacks for the job: a reader
- * for the arguments JSON, a JSON writer, base64 for images, and logging.
+ * for the arguments JSON, a JSON writer, base64 for images, logging, and the
+ * module's request for permissions.
  *
  * Memory. Everything the SDK hands a handler (decoded strings, writers, the
  * result) lives until the handler's call is over; the SDK frees it when the
@@ -260,6 +261,50 @@ typedef struct wasmcp_tool {
  * schema without "type":"object", missing handler). A module with a refused
  * definition then fails to load with that log line as the reason. */
 bool wasmcp_add_tool(const wasmcp_tool *tool);
+
+/* ------------------------------------------------------------------------
+ * Permissions
+ * ------------------------------------------------------------------------ */
+
+/* One directory a module asks for, at an absolute guest path. */
+typedef struct wasmcp_fs_permission {
+    const char *path; /* where the guest opens it, such as "/data" */
+    bool write;       /* ask for write access; read-only without it */
+} wasmcp_fs_permission;
+
+/* What a module asks the operator for beyond the closed sandbox (ABI.md
+ * section 4). Lists end with a NULL entry (fs: an entry whose path is NULL)
+ * and may be NULL themselves. */
+typedef struct wasmcp_permissions {
+    const wasmcp_fs_permission *fs; /* directories */
+    const char *const *env;         /* names of environment variables */
+    bool clock;                     /* the host's real clocks */
+    bool random;                    /* a cryptographic random source */
+    /* Origins to reach with HTTP requests: "https://api.example.com",
+     * "http://127.0.0.1:8080", a host starting with "*." for the subdomains
+     * of a name, or "*" for whatever the operator's policy allows. */
+    const char *const *net;
+} wasmcp_permissions;
+
+/* wasmcp_request_permissions adds p to the module's request, which the
+ * Describe document carries; call it from WASMCP_INIT. Lists are appended
+ * and flags set, so it may be called more than once. Lists and strings are
+ * copied: compound literals are fine.
+ *
+ * The host grants the intersection of the request and the operator's policy,
+ * never more; what is not granted fails when used (a file does not open, a
+ * request is denied). Like wasmcp_add_tool, it returns false and logs why
+ * for a request the host would refuse (a relative path, an empty name or
+ * origin), and the module then fails to load with that reason.
+ *
+ *     WASMCP_INIT {
+ *         wasmcp_request_permissions(&(wasmcp_permissions){
+ *             .net = (const char *[]){"https://api.github.com", NULL},
+ *         });
+ *         wasmcp_add_tool(...);
+ *     }
+ */
+bool wasmcp_request_permissions(const wasmcp_permissions *p);
 
 /* ------------------------------------------------------------------------
  * Logging

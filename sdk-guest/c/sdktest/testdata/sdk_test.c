@@ -330,6 +330,17 @@ WASMCP_INIT {
     wasmcp_add_tool(&(wasmcp_tool){.name = "bad_image", .handler = bad_image});
     wasmcp_add_tool(&(wasmcp_tool){.name = "links", .handler = links});
     wasmcp_add_tool(&(wasmcp_tool){.name = "formats", .handler = formats});
+    /* Requests add up; the lists are copies, so compound literals are fine. */
+    wasmcp_request_permissions(&(wasmcp_permissions){
+        .fs = (wasmcp_fs_permission[]){{"/data", true}, {"/etc/zoneinfo", false}, {NULL, false}},
+        .net = (const char *[]){"https://api.example.com", NULL},
+    });
+    wasmcp_request_permissions(&(wasmcp_permissions){
+        .env = (const char *[]){"TZ", "HOME", NULL},
+        .clock = true,
+        .net = (const char *[]){"http://127.0.0.1:8080", NULL},
+    });
+    wasmcp_request_permissions(&(wasmcp_permissions){0});
 }
 
 static const char *call(const char *name, const char *args) {
@@ -354,7 +365,10 @@ static void test_tools(void) {
               "{\"name\":\"not.object\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}},"
               "{\"name\":\"bad_image\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}},"
               "{\"name\":\"links\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}},"
-              "{\"name\":\"formats\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}}]}");
+              "{\"name\":\"formats\",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false}}],"
+              "\"permissions\":{\"fs\":[{\"path\":\"/data\",\"write\":true},{\"path\":\"/etc/zoneinfo\"}],"
+              "\"env\":[\"TZ\",\"HOME\"],\"clock\":true,"
+              "\"net\":[\"https://api.example.com\",\"http://127.0.0.1:8080\"]}}");
     char x300[301];
     memset(x300, 'x', 300);
     x300[300] = '\0';
@@ -402,6 +416,12 @@ static void test_tools(void) {
     CHECK(!wasmcp_add_tool(&(wasmcp_tool){.name = "s2", .input_schema = "{\"type\":\"object\"", .handler = h}));
     CHECK(!wasmcp_add_tool(&(wasmcp_tool){.name = "s3", .output_schema = "[]", .handler = h}));
     CHECK(wasmcp_describe_json(&len) == NULL);
+
+    /* Refused permission requests. */
+    CHECK(!wasmcp_request_permissions(&(wasmcp_permissions){.fs = (wasmcp_fs_permission[]){{"data", false}, {0}}}));
+    CHECK(!wasmcp_request_permissions(&(wasmcp_permissions){.env = (const char *[]){"A=B", NULL}}));
+    CHECK(!wasmcp_request_permissions(&(wasmcp_permissions){.net = (const char *[]){"", NULL}}));
+    CHECK(wasmcp_request_permissions(NULL));
 }
 
 /* Call memory is bump-allocated from kept blocks (wasmcp.c): blocks keep
