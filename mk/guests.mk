@@ -30,7 +30,7 @@ WAT2WASM ?= wat2wasm
 CARGO_REGISTRY := /usr/share/cargo/registry
 
 C_SDK := sdk-guest/c
-C_SDK_SRC := $(C_SDK)/wasmcp.c $(C_SDK)/read.c $(C_SDK)/write.c
+C_SDK_SRC := $(C_SDK)/wasmcp.c $(C_SDK)/read.c $(C_SDK)/write.c $(C_SDK)/http.c
 C_FLAGS := --target=wasm32-wasi -mexec-model=reactor --sysroot=$(WASI_SYSROOT) -Os -std=c11 \
 	-Wall -Wextra -Werror -Wl,--strip-all
 

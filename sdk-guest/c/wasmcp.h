@@ -2,8 +2,8 @@
  * wasmcp.h - the C SDK for writing wasmcp tools.
  *
  * A tool module is one C file that registers its tools from a constructor and
- * is linked with the SDK's sources (wasmcp.c, read.c, write.c) into a WASI
- * reactor:
+ * is linked with the SDK's sources (wasmcp.c, read.c, write.c, and http.c
+ * for wasmcp_http) into a WASI reactor:
  *
  *     #include "wasmcp.h"
  *
@@ -22,20 +22,21 @@
  *     }
  *
  *     clang --target=wasm32-wasi -mexec-model=reactor --sysroot=/usr -Os \
- *         -Wl,--strip-all -o echo.wasm echo.c wasmcp.c read.c write.c
+ *         -Wl,--strip-all -o echo.wasm echo.c wasmcp.c read.c write.c http.c
  *
  * The SDK implements the exports and imports of the wasmcp guest ABI
  * (abi/ABI.md): a tool author never sees a pointer the host passed or the
  * packing of a result. It also provides what C lacks for the job: a reader
- * for the arguments JSON, a JSON writer, base64 for images, logging, and the
- * module's request for permissions.
+ * for the arguments JSON, a JSON writer, base64 for images, logging, the
+ * module's request for permissions, and HTTP requests through the host.
  *
  * Memory. Everything the SDK hands a handler (decoded strings, writers, the
  * result) lives until the handler's call is over; the SDK frees it when the
  * host starts the next call. Handlers never free SDK memory.
  *
  * Natively (not __wasm__), the same files compile for unit tests: log lines go
- * to stderr and wasmcp_dispatch / wasmcp_describe_json run the tools.
+ * to stderr, wasmcp_dispatch / wasmcp_describe_json run the tools, and
+ * wasmcp_http fails (there is no host to ask).
  */
 #ifndef WASMCP_H
 #define WASMCP_H
@@ -280,7 +281,7 @@ typedef struct wasmcp_permissions {
     const char *const *env;         /* names of environment variables */
     bool clock;                     /* the host's real clocks */
     bool random;                    /* a cryptographic random source */
-    /* Origins to reach with HTTP requests: "https://api.example.com",
+    /* Origins to reach with wasmcp_http: "https://api.example.com",
      * "http://127.0.0.1:8080", a host starting with "*." for the subdomains
      * of a name, or "*" for whatever the operator's policy allows. */
     const char *const *net;
@@ -326,6 +327,67 @@ typedef enum wasmcp_log_level {
  * are discarded). Lines over 64 KiB are truncated. */
 void wasmcp_log(wasmcp_log_level level, const char *msg);
 void wasmcp_logf(wasmcp_log_level level, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------------
+ * HTTP (http.c)
+ * ------------------------------------------------------------------------ */
+
+/* Statuses of wasmcp_http: ABI.md section 5. */
+#define WASMCP_HTTP_OK      0 /* a server answered, whatever its HTTP status */
+#define WASMCP_HTTP_FAILED  2 /* DNS, connection or TLS failed; response over maxResponse; too many redirects */
+#define WASMCP_HTTP_INVALID 3 /* a bad method, header or URL: nothing was sent */
+#define WASMCP_HTTP_TIMEOUT 4 /* the call's deadline passed or it was cancelled: the request was aborted */
+#define WASMCP_HTTP_DENIED  5 /* the operator's net policy refused the origin or an address: nothing was sent */
+
+/* One header line. A name may repeat. */
+typedef struct wasmcp_http_header {
+    const char *name;
+    const char *value;
+} wasmcp_http_header;
+
+/* A request. Host, Content-Length, Transfer-Encoding, Connection, Te,
+ * Trailer and Upgrade are the host's to write: a request setting one is
+ * invalid. */
+typedef struct wasmcp_http_request {
+    const char *method;                /* NULL: GET */
+    const char *url;                   /* an absolute http or https URL */
+    const wasmcp_http_header *headers; /* sent in order */
+    size_t nheaders;
+    const void *body; /* any bytes; NULL: no body (body_len 0 with a body: an empty one) */
+    size_t body_len;
+} wasmcp_http_request;
+
+/* A response, or why there is none. Everything it points to lives in call
+ * memory (until the host starts the next call). When wasmcp_http fails, only
+ * error is set; the other fields are zero. */
+typedef struct wasmcp_http_response {
+    int status;                        /* the HTTP status code */
+    const char *url;                   /* the URL that answered, after redirects */
+    const wasmcp_http_header *headers; /* sorted by name, a name repeated per value */
+    size_t nheaders;
+    const char *body; /* body_len bytes, any bytes, plus a NUL after them */
+    size_t body_len;
+    const char *error; /* NULL on success, else the host's message, such as
+                        * "https://169.254.169.254 is not in plugin fetch's net policy" */
+} wasmcp_http_response;
+
+/* wasmcp_http makes one HTTP request through the host and fills *resp. It
+ * returns WASMCP_HTTP_OK when a server answered, with any HTTP status (a 404
+ * is OK; look at resp->status), or another WASMCP_HTTP_ status with the
+ * host's message in resp->error. The host follows redirects (at most 5),
+ * each within the operator's net policy for the plugin; the module asks for
+ * the origins in its permissions (wasmcp_request_permissions, .net). The
+ * request is not kept: req may point to anything the caller owns.
+ *
+ * Only a module that calls it imports the host's http_request (link http.c
+ * with the rest of the SDK), so a module that never calls it still loads in
+ * a host older than the function. The call waits for the whole response,
+ * which counts against the call's deadline. */
+int wasmcp_http(const wasmcp_http_request *req, wasmcp_http_response *resp);
+
+/* wasmcp_http_header_get returns the value of the first response header
+ * named name (compared without regard to case), or NULL. */
+const char *wasmcp_http_header_get(const wasmcp_http_response *resp, const char *name);
 
 /* ------------------------------------------------------------------------
  * Running tools without a host (unit tests)

@@ -10,6 +10,7 @@ package sdktest
 import (
 	"github.com/wasmcp/wasmcp/internal/testenv"
 
+	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,12 +20,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetratelabs/wazero"
+
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/sdk-guest/internal/httpcheck"
 	"github.com/wasmcp/wasmcp/sdk-guest/internal/sourcecheck"
 )
 
 // sources are the SDK's files, the ones a tool module compiles.
-var sources = []string{"../wasmcp.c", "../read.c", "../write.c"}
+var sources = []string{"../wasmcp.c", "../read.c", "../write.c", "../http.c"}
 
 func read(t *testing.T, name string) string {
 	t.Helper()
@@ -36,11 +40,17 @@ var all = sourcecheck.Submatches
 func TestABINames(t *testing.T) {
 	src := read(t, "wasmcp.c")
 	sourcecheck.Exports(t, "wasmcp.c", all(`export_name\("([^"]+)"\)`, src))
-	if got := all(`import_module\("([^"]+)"\)`, src); !slices.Equal(got, []string{abi.ImportModule}) {
-		t.Errorf("import modules %q, want [%q]", got, abi.ImportModule)
-	}
-	if got := all(`import_name\("([^"]+)"\)`, src); !slices.Equal(got, []string{abi.ImportLog}) {
-		t.Errorf("imports %q, want [%q]", got, abi.ImportLog)
+	for file, want := range map[string][]string{
+		"wasmcp.c": {abi.ImportLog},
+		"http.c":   {abi.ImportHTTPRequest, abi.ImportReadReply},
+	} {
+		src := read(t, file)
+		if got := all(`import_module\("([^"]+)"\)`, src); len(got) != len(want) || slices.ContainsFunc(got, func(m string) bool { return m != abi.ImportModule }) {
+			t.Errorf("%s: import modules %q, want %d of %q", file, got, len(want), abi.ImportModule)
+		}
+		if got := all(`import_name\("([^"]+)"\)`, src); !slices.Equal(got, want) {
+			t.Errorf("%s: imports %q, want %q", file, got, want)
+		}
 	}
 }
 
@@ -51,8 +61,13 @@ func TestHeaderConstants(t *testing.T) {
 		"WASMCP_MAX_TOOL_NAME_LEN": abi.MaxToolNameLen,
 		"WASMCP_MAX_TOOLS":         abi.MaxTools,
 		"WASMCP_MAX_LOG_SIZE":      abi.MaxLogSize,
+		"WASMCP_HTTP_OK":           int(abi.StatusOK),
+		"WASMCP_HTTP_FAILED":       int(abi.StatusFailed),
+		"WASMCP_HTTP_INVALID":      int(abi.StatusInvalid),
+		"WASMCP_HTTP_TIMEOUT":      int(abi.StatusTimeout),
+		"WASMCP_HTTP_DENIED":       int(abi.StatusDenied),
 	} {
-		m := regexp.MustCompile(`#define ` + name + `\s+\(?(\d+)(?: << (\d+))?\)?\n`).FindStringSubmatch(h)
+		m := regexp.MustCompile(`#define ` + name + `\s+\(?(\d+)(?: << (\d+))?\)?\s*(?:/\*.*\*/)?\n`).FindStringSubmatch(h)
 		if m == nil {
 			t.Errorf("%s: no #define of a number or a shifted number", name)
 			continue
@@ -98,10 +113,17 @@ func compiler(t *testing.T) string {
 }
 
 // TestUnit builds testdata/sdk_test.c natively and runs it.
-func TestUnit(t *testing.T) {
+func TestUnit(t *testing.T) { runNative(t, "testdata/sdk_test.c") }
+
+// TestHTTPUnit builds testdata/http_test.c, wasmcp_http against a stand-in
+// for the host, natively and runs it.
+func TestHTTPUnit(t *testing.T) { runNative(t, "testdata/http_test.c") }
+
+// runNative builds the test program src with the SDK and runs it.
+func runNative(t *testing.T, src string) {
 	cc := compiler(t)
 	bin := filepath.Join(t.TempDir(), "sdk_test")
-	args := append([]string{"-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-I..", "-o", bin, "testdata/sdk_test.c"}, sources...)
+	args := append([]string{"-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-I..", "-o", bin, src}, sources...)
 	args = append(args, "-lm")
 	sanitize := []string{"-fsanitize=address,undefined", "-fno-sanitize-recover=all"}
 	out, err := exec.Command(cc, append(sanitize, args...)...).CombinedOutput()
@@ -114,7 +136,7 @@ func TestUnit(t *testing.T) {
 	}
 	out, err = exec.Command(bin).CombinedOutput()
 	if err != nil || !strings.HasSuffix(string(out), "ok\n") {
-		t.Fatalf("C unit tests failed: %v\n%s", err, out)
+		t.Fatalf("C unit tests of %s failed: %v\n%s", src, err, out)
 	}
 }
 
@@ -134,4 +156,68 @@ func TestCallMemoryPoisoned(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "use-after-poison") {
 		t.Fatalf("a write past a block of call memory went unreported: %v\n%s", err, out)
 	}
+}
+
+// buildWasm compiles the C files srcs with the SDK into a WASI reactor, as
+// mk/guests.mk does, and returns its path, dir/name.
+func buildWasm(t *testing.T, dir, name string, srcs ...string) string {
+	t.Helper()
+	clang := cmp.Or(os.Getenv("CLANG"), "clang")
+	sysroot := cmp.Or(os.Getenv("WASI_SYSROOT"), "/usr")
+	if _, err := exec.LookPath(clang); err != nil {
+		testenv.Missing(t, "%s not found: run `make guest-toolchains` (clang lld wasi-libc libclang-rt-14-dev-wasm32), or set CLANG", clang)
+	}
+	if _, err := os.Stat(filepath.Join(sysroot, "lib", "wasm32-wasi", "libc.a")); err != nil {
+		testenv.Missing(t, "no wasi-libc in %s: run `make guest-toolchains`, or set WASI_SYSROOT", sysroot)
+	}
+	out := filepath.Join(dir, name)
+	args := append([]string{"--target=wasm32-wasi", "-mexec-model=reactor", "--sysroot=" + sysroot, "-Os", "-std=c11",
+		"-Wall", "-Wextra", "-Werror", "-Wl,--strip-all", "-I..", "-o", out}, srcs...)
+	if b, err := exec.Command(clang, append(args, sources...)...).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", clang, err, b)
+	}
+	return out
+}
+
+// imports lists the functions a module imports from the wasmcp module.
+func imports(t *testing.T, path string) []string {
+	t.Helper()
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	m, err := r.CompileModule(ctx, wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range m.ImportedFunctions() {
+		if module, name, _ := f.Import(); module == abi.ImportModule {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Only a module that calls wasmcp_http imports http_request, so that one
+// that does not still loads in a host older than the import.
+func TestHTTPImportedOnlyWhenUsed(t *testing.T) {
+	dir := t.TempDir()
+	if got := imports(t, buildWasm(t, dir, "examples.wasm", "../../../examples/c/examples.c")); !slices.Equal(got, []string{abi.ImportLog}) {
+		t.Errorf("examples/c imports %q, want only %s", got, abi.ImportLog)
+	}
+	want := []string{abi.ImportHTTPRequest, abi.ImportLog, abi.ImportReadReply}
+	slices.Sort(want)
+	if got := imports(t, buildWasm(t, dir, "httpguest.wasm", "testdata/httpguest.c")); !slices.Equal(got, want) {
+		t.Errorf("testdata/httpguest.c imports %q, want %q", got, want)
+	}
+}
+
+// TestHTTP makes requests through the host with wasmcp_http.
+func TestHTTP(t *testing.T) {
+	httpcheck.Run(t, buildWasm(t, t.TempDir(), "chttp.wasm", "testdata/httpguest.c"))
 }
