@@ -41,11 +41,13 @@
 
 mod base64;
 mod log;
+mod permissions;
 mod result;
 mod tool;
 
 pub use crate::log::{debug, error, info, log, warn, Level};
 pub use base64::encode as base64_encode;
+pub use permissions::Permissions;
 pub use result::{CallResult, Content, EmbeddedResource, IntoCallResult, Structured};
 pub use tool::{IntoSchema, Tool, Toolbox};
 

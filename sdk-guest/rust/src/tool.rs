@@ -1,5 +1,6 @@
 //! Tool definitions, the module's set of tools, and the dispatcher.
 
+use crate::permissions::Permissions;
 use crate::result::{CallResult, IntoCallResult};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -176,10 +177,12 @@ fn is_object_type(schema: &RawValue) -> bool {
     matches!(serde_json::from_str::<Value>(schema.get()), Ok(v) if v.get("type") == Some(&Value::from("object")))
 }
 
-/// The module's tools, in the order added.
+/// The module's tools, in the order added, and its request for
+/// permissions.
 #[derive(Default)]
 pub struct Toolbox {
     tools: Vec<Tool>,
+    permissions: Permissions,
     error: Option<String>,
 }
 
@@ -216,6 +219,18 @@ impl Toolbox {
         self
     }
 
+    /// Adds to the module's request for permissions, which the Describe
+    /// document carries: lists are appended, flags set. A request the host
+    /// would refuse (a relative path, an empty name) makes
+    /// [`Toolbox::describe`] fail with the reason, as a bad tool does.
+    pub fn permissions(mut self, permissions: Permissions) -> Toolbox {
+        self.permissions.merge(permissions);
+        if let (Err(e), None) = (self.permissions.check(), &self.error) {
+            self.error = Some(e);
+        }
+        self
+    }
+
     /// Returns the Describe document, or the first definition error.
     pub fn describe(&self) -> Result<String, String> {
         if let Some(e) = &self.error {
@@ -224,9 +239,12 @@ impl Toolbox {
         #[derive(Serialize)]
         struct Describe<'a> {
             tools: Vec<&'a Definition>,
+            #[serde(skip_serializing_if = "Permissions::is_empty")]
+            permissions: &'a Permissions,
         }
         serde_json::to_string(&Describe {
             tools: self.tools.iter().map(|t| &t.def).collect(),
+            permissions: &self.permissions,
         })
         .map_err(|e| format!("encode tool definitions: {}", e))
     }

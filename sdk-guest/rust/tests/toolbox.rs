@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use wasmcp::{CallResult, Content, Structured, Tool, Toolbox};
+use wasmcp::{CallResult, Content, Permissions, Structured, Tool, Toolbox};
 
 #[derive(Deserialize)]
 struct Greet {
@@ -176,4 +176,59 @@ fn refused_definitions() {
         .tool(Tool::new("x".repeat(128)).handler(h))
         .describe()
         .is_ok());
+}
+
+#[test]
+fn permissions_add_up() {
+    let doc = Toolbox::new()
+        .permissions(
+            Permissions::new()
+                .fs_writable("/data")
+                .fs("/etc/zoneinfo")
+                .net("https://api.example.com"),
+        )
+        .permissions(
+            Permissions::new()
+                .env("TZ")
+                .env("HOME")
+                .clock()
+                .net("http://127.0.0.1:8080"),
+        )
+        .permissions(Permissions::new())
+        .tool(Tool::new("t").handler(|_: Value| ""))
+        .describe()
+        .unwrap();
+    assert_eq!(
+        doc,
+        concat!(
+            r#"{"tools":[{"name":"t","inputSchema":{"type":"object","additionalProperties":false}}],"#,
+            r#""permissions":{"fs":[{"path":"/data","write":true},{"path":"/etc/zoneinfo"}],"#,
+            r#""env":["TZ","HOME"],"clock":true,"net":["https://api.example.com","http://127.0.0.1:8080"]}}"#
+        )
+    );
+    // Without a request, no permissions member.
+    assert!(!toolbox().describe().unwrap().contains("permissions"));
+    assert!(Toolbox::new()
+        .permissions(Permissions::new().random())
+        .describe()
+        .unwrap()
+        .ends_with(r#""permissions":{"random":true}}"#));
+}
+
+#[test]
+fn refused_permissions() {
+    for (p, want) in [
+        (Permissions::new().fs("data"), "a path must be absolute"),
+        (Permissions::new().env("A=B"), "without '='"),
+        (Permissions::new().env(""), "without '='"),
+        (Permissions::new().net(""), "must not be empty"),
+    ] {
+        let err = toolbox().permissions(p).describe().unwrap_err();
+        assert!(
+            err.contains(want),
+            "error {:?} does not contain {:?}",
+            err,
+            want
+        );
+    }
 }
