@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/sdk-guest/internal/httpcheck"
 	"github.com/wasmcp/wasmcp/sdk-guest/internal/sourcecheck"
 )
 
@@ -29,12 +30,17 @@ var (
 func TestABINames(t *testing.T) {
 	lib := read(t, "src/lib.rs")
 	sourcecheck.Exports(t, "src/lib.rs", all(`#\[export_name = "([^"]+)"\]`, lib))
-	log := read(t, "src/log.rs")
-	if got := all(`wasm_import_module = "([^"]+)"`, log); !slices.Equal(got, []string{abi.ImportModule}) {
-		t.Errorf("import modules %q, want [%q]", got, abi.ImportModule)
-	}
-	if got := all(`#\[link_name = "([^"]+)"\]`, log); !slices.Equal(got, []string{abi.ImportLog}) {
-		t.Errorf("imports %q, want [%q]", got, abi.ImportLog)
+	for file, want := range map[string][]string{
+		"src/log.rs":  {abi.ImportLog},
+		"src/http.rs": {abi.ImportHTTPRequest, abi.ImportReadReply},
+	} {
+		src := read(t, file)
+		if got := all(`wasm_import_module = "([^"]+)"`, src); !slices.Equal(got, []string{abi.ImportModule}) {
+			t.Errorf("%s: import modules %q, want [%q]", file, got, abi.ImportModule)
+		}
+		if got := all(`#\[link_name = "([^"]+)"\]`, src); !slices.Equal(got, want) {
+			t.Errorf("%s: imports %q, want %q", file, got, want)
+		}
 	}
 }
 
@@ -58,6 +64,21 @@ func TestConstants(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%s = %d, want %d", name, got, want)
+		}
+	}
+	http := read(t, "src/http.rs")
+	for name, want := range map[string]abi.ReplyStatus{
+		"STATUS_OK":      abi.StatusOK,
+		"STATUS_FAILED":  abi.StatusFailed,
+		"STATUS_INVALID": abi.StatusInvalid,
+		"STATUS_TIMEOUT": abi.StatusTimeout,
+		"STATUS_DENIED":  abi.StatusDenied,
+	} {
+		m := regexp.MustCompile(`const ` + name + `: u32 = (\d+);`).FindStringSubmatch(http)
+		if m == nil {
+			t.Errorf("src/http.rs: no const %s", name)
+		} else if got, _ := strconv.Atoi(m[1]); got != int(want) {
+			t.Errorf("src/http.rs: %s = %d, want %d", name, got, want)
 		}
 	}
 	levels := regexp.MustCompile(`(?m)^\s+(\w+) = (\d+),$`).FindAllStringSubmatch(read(t, "src/log.rs"), -1)
@@ -85,20 +106,65 @@ func tool(t *testing.T, env, debian string) string {
 	return debian
 }
 
-// TestCargo runs the crate's own tests (`cargo test`), natively.
-func TestCargo(t *testing.T) {
+// cargo runs cargo with args in dir, with Debian's toolchain, and returns
+// its target directory.
+func cargo(t *testing.T, dir string, args ...string) string {
+	t.Helper()
 	cargo := tool(t, "CARGO", "/usr/bin/cargo")
 	rustc := tool(t, "RUSTC", "/usr/bin/rustc")
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(cargo, "test", "--offline", "--quiet")
 	// Share the target directory of `make plugins`, so that the crates are
 	// compiled once.
+	target := filepath.Join(root, "build", "cargo")
+	cmd := exec.Command(cargo, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "RUSTC="+rustc, "RUSTDOC="+filepath.Join(filepath.Dir(rustc), "rustdoc"),
-		"CARGO_TARGET_DIR="+filepath.Join(root, "build", "cargo"))
+		"CARGO_TARGET_DIR="+target)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("cargo test: %v\n%s", err, out)
+		t.Fatalf("cargo %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
 	}
+	return target
+}
+
+// TestCargo runs the crate's own tests (`cargo test`), natively.
+func TestCargo(t *testing.T) {
+	cargo(t, ".", "test", "--offline", "--quiet")
+}
+
+// buildWasm builds the cdylib crate in dir for wasm32-wasi and returns the
+// path of its module, named lib.wasm by cargo, copied to name in a
+// temporary directory.
+func buildWasm(t *testing.T, dir, lib, name string) string {
+	t.Helper()
+	target := cargo(t, dir, "build", "--release", "--offline", "--locked", "--quiet", "--target", "wasm32-wasi")
+	wasm, err := os.ReadFile(filepath.Join(target, "wasm32-wasi", "release", lib+".wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Only a module that calls wasmcp::http imports http_request, so that one
+// that does not still loads in a host older than the import.
+func TestHTTPImportedOnlyWhenUsed(t *testing.T) {
+	if got := httpcheck.Imports(t, buildWasm(t, "../../examples/rust", "wasmcp_examples", "examples.wasm")); !slices.Equal(got, []string{abi.ImportLog}) {
+		t.Errorf("examples/rust imports %q, want only %s", got, abi.ImportLog)
+	}
+	want := []string{abi.ImportHTTPRequest, abi.ImportLog, abi.ImportReadReply}
+	slices.Sort(want)
+	if got := httpcheck.Imports(t, buildWasm(t, "testdata/httpguest", "wasmcp_httpguest", "httpguest.wasm")); !slices.Equal(got, want) {
+		t.Errorf("testdata/httpguest imports %q, want %q", got, want)
+	}
+}
+
+// TestHTTP makes requests through the host with wasmcp::http.
+func TestHTTP(t *testing.T) {
+	httpcheck.Run(t, buildWasm(t, "testdata/httpguest", "wasmcp_httpguest", "rusthttp.wasm"))
 }

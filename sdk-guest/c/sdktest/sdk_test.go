@@ -20,8 +20,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tetratelabs/wazero"
-
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/sdk-guest/internal/httpcheck"
 	"github.com/wasmcp/wasmcp/sdk-guest/internal/sourcecheck"
@@ -179,40 +177,16 @@ func buildWasm(t *testing.T, dir, name string, srcs ...string) string {
 	return out
 }
 
-// imports lists the functions a module imports from the wasmcp module.
-func imports(t *testing.T, path string) []string {
-	t.Helper()
-	wasm, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := t.Context()
-	r := wazero.NewRuntime(ctx)
-	defer r.Close(ctx)
-	m, err := r.CompileModule(ctx, wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, f := range m.ImportedFunctions() {
-		if module, name, _ := f.Import(); module == abi.ImportModule {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	return names
-}
-
 // Only a module that calls wasmcp_http imports http_request, so that one
 // that does not still loads in a host older than the import.
 func TestHTTPImportedOnlyWhenUsed(t *testing.T) {
 	dir := t.TempDir()
-	if got := imports(t, buildWasm(t, dir, "examples.wasm", "../../../examples/c/examples.c")); !slices.Equal(got, []string{abi.ImportLog}) {
+	if got := httpcheck.Imports(t, buildWasm(t, dir, "examples.wasm", "../../../examples/c/examples.c")); !slices.Equal(got, []string{abi.ImportLog}) {
 		t.Errorf("examples/c imports %q, want only %s", got, abi.ImportLog)
 	}
 	want := []string{abi.ImportHTTPRequest, abi.ImportLog, abi.ImportReadReply}
 	slices.Sort(want)
-	if got := imports(t, buildWasm(t, dir, "httpguest.wasm", "testdata/httpguest.c")); !slices.Equal(got, want) {
+	if got := httpcheck.Imports(t, buildWasm(t, dir, "httpguest.wasm", "testdata/httpguest.c")); !slices.Equal(got, want) {
 		t.Errorf("testdata/httpguest.c imports %q, want %q", got, want)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,6 +26,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tetratelabs/wazero"
+
+	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/internal/egresstest"
@@ -179,6 +183,32 @@ func Run(t *testing.T, module string) {
 			t.Errorf("the server handled %d invalid requests", n)
 		}
 	})
+}
+
+// Imports lists the functions the module at path imports from the wasmcp
+// module, sorted: a module that makes no request must not import
+// http_request, so that it loads in a host older than the import.
+func Imports(t *testing.T, path string) []string {
+	t.Helper()
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	m, err := r.CompileModule(ctx, wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range m.ImportedFunctions() {
+		if module, name, _ := f.Import(); module == abi.ImportModule {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 func header(r Response, name string) string {

@@ -36,15 +36,21 @@
 //! content, a tool error), [`Structured`] (structured content), or a
 //! `Result` of one of those whose error becomes a tool error.
 //!
+//! A module asks for more than the closed sandbox (directories, variables,
+//! clocks, randomness, network origins) with [`Toolbox::permissions`], and
+//! makes HTTP requests through the host with [`http()`].
+//!
 //! Run natively (`cargo test`), the same code calls tools through
 //! [`Toolbox::call`] and log lines go to standard error.
 
 mod base64;
+mod http;
 mod log;
 mod permissions;
 mod result;
 mod tool;
 
+pub use crate::http::{http, HttpError, Request, Response};
 pub use crate::log::{debug, error, info, log, warn, Level};
 pub use base64::encode as base64_encode;
 pub use permissions::Permissions;

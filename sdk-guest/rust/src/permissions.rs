@@ -21,7 +21,7 @@ use serde::Serialize;
 ///
 /// The host grants the intersection of the request and the operator's
 /// policy, never more; what is not granted fails when used (a file does not
-/// open, a request is denied).
+/// open, a request is [denied](crate::HttpError::Denied)).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Permissions {
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -88,10 +88,10 @@ impl Permissions {
         self
     }
 
-    /// Asks to reach `origin` with HTTP requests:
-    /// "https://api.example.com", "http://127.0.0.1:8080", a host starting
-    /// with "*." for the subdomains of a name, or "*" for whatever origins
-    /// the operator's policy allows.
+    /// Asks to reach `origin` with [`http`](crate::http()):
+    /// `"https://api.example.com"`, `"http://127.0.0.1:8080"`, a host
+    /// starting with `*.` for the subdomains of a name, or `"*"` for
+    /// whatever origins the operator's policy allows.
     pub fn net(mut self, origin: impl Into<String>) -> Permissions {
         self.net.push(origin.into());
         self
