@@ -12,6 +12,10 @@
 //   addTool(new Tool("echo", "Echoes back the input message.",
 //     '{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}', echo));
 //
+// A module that needs more than the closed sandbox asks for it:
+//
+//   requestPermissions(new Permissions().withFS("/data").withClock());
+//
 // Build with the asconfig.json of this directory (see examples/assemblyscript).
 
 export { base64Encode } from "./base64";
@@ -28,5 +32,6 @@ export {
   quote,
 } from "./json";
 export { LogLevel, debug, error, info, log, warn } from "./log";
+export { FSPermission, Permissions, requestPermissions } from "./permissions";
 export { CallResult, Content } from "./result";
 export { Handler, MAX_TOOLS, MAX_TOOL_NAME_LEN, Tool, addTool, call } from "./tool";

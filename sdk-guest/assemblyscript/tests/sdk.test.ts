@@ -9,6 +9,7 @@ import {
   JSONObject,
   JSONValue,
   LogLevel,
+  Permissions,
   Tool,
   addTool,
   base64Encode,
@@ -17,6 +18,7 @@ import {
   log,
   parseJSON,
   quote,
+  requestPermissions,
 } from "../assembly";
 import { describe, refused } from "../assembly/tool";
 
@@ -130,6 +132,9 @@ addTool(
 addTool(new Tool("weather", "", "", weather).withOutputSchema('{"type":"object"}'));
 addTool(new Tool("fail", "", '{"type":"object"}', fail));
 addTool(new Tool("bad_image", "", "", badImage));
+// Two requests: lists are appended, flags set.
+requestPermissions(new Permissions().withNet(["https://api.example.com"]).withFS("/data", true).withEnv(["TZ"]));
+requestPermissions(new Permissions().withNet(["*"]).withFS("/templates").withClock());
 
 function testTools(): void {
   checkEq(
@@ -138,7 +143,9 @@ function testTools(): void {
       '"inputSchema":{"type":"object","properties":{"name":{"type":"string"}}},"annotations":{"readOnlyHint":true}},' +
       '{"name":"weather","inputSchema":{"type":"object","additionalProperties":false},"outputSchema":{"type":"object"}},' +
       '{"name":"fail","inputSchema":{"type":"object"}},' +
-      '{"name":"bad_image","inputSchema":{"type":"object","additionalProperties":false}}]}',
+      '{"name":"bad_image","inputSchema":{"type":"object","additionalProperties":false}}],' +
+      '"permissions":{"fs":[{"path":"/data","write":true},{"path":"/templates"}],"env":["TZ"],"clock":true,' +
+      '"net":["https://api.example.com","*"]}}',
     "describe",
   );
   checkEq(
