@@ -68,9 +68,10 @@ const (
 )
 
 // ImportHTTPRequest: (req_ptr i32, req_len i32) -> i64. Makes one HTTP
-// request, an HTTPRequest document, within the operator's net policy for
-// the plugin (ABI.md section 5), and returns PackReply(status, reply_len):
-// with StatusOK the reply is an HTTPResponse document, otherwise a message.
+// request, an HTTPRequest (EncodeHTTPRequest), within the operator's net
+// policy for the plugin (ABI.md section 5), and returns PackReply(status,
+// reply_len): with StatusOK the reply is an HTTPResponse
+// (DecodeHTTPResponse), otherwise a message.
 // It is an addition to version 1, like the client features: a host older
 // than it refuses a module importing it, naming it.
 const ImportHTTPRequest = "http_request"
@@ -187,7 +188,7 @@ const (
 	// truncated.
 	MaxLogSize = 64 << 10
 	// MaxHTTPRequestSize is the largest document ImportHTTPRequest takes,
-	// body (in base64) included; a larger one is StatusInvalid.
+	// body included; a larger one is StatusInvalid.
 	MaxHTTPRequestSize = 8 << 20
 )
 

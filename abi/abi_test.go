@@ -1,6 +1,7 @@
 package abi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -241,15 +242,42 @@ func TestPackReply(t *testing.T) {
 	}
 }
 
-// An HTTP header is a pair in JSON, and nothing else decodes as one.
-func TestHTTPHeaderJSON(t *testing.T) {
-	b, err := json.Marshal(abi.HTTPRequest{URL: "https://example.org/", Headers: []abi.HTTPHeader{{Name: "Accept", Value: "text/html"}}, Body: []byte("hi")})
-	if want := `{"url":"https://example.org/","headers":[["Accept","text/html"]],"body":"aGk="}`; err != nil || string(b) != want {
-		t.Errorf("Marshal = %s, %v; want %s", b, err, want)
+// A request is a one-line JSON head, then the raw body; a header is a pair
+// in JSON, and nothing else decodes as one.
+func TestHTTPRequestDocument(t *testing.T) {
+	body := []byte("a\nb\x00\n")
+	doc, err := abi.EncodeHTTPRequest(abi.HTTPRequest{URL: "https://example.org/", Headers: []abi.HTTPHeader{{Name: "Accept", Value: "text/html"}}, Body: body})
+	if want := "{\"url\":\"https://example.org/\",\"headers\":[[\"Accept\",\"text/html\"]]}\n" + string(body); err != nil || string(doc) != want {
+		t.Errorf("EncodeHTTPRequest = %q, %v; want %q", doc, err, want)
 	}
-	var req abi.HTTPRequest
-	if err := json.Unmarshal(b, &req); err != nil || req.Headers[0] != (abi.HTTPHeader{Name: "Accept", Value: "text/html"}) || string(req.Body) != "hi" {
-		t.Errorf("Unmarshal = %+v, %v", req, err)
+	req, err := abi.DecodeHTTPRequest(doc)
+	if err != nil || req.Headers[0] != (abi.HTTPHeader{Name: "Accept", Value: "text/html"}) || !bytes.Equal(req.Body, body) {
+		t.Errorf("DecodeHTTPRequest = %+v, %v", req, err)
+	}
+	for doc, want := range map[string]string{
+		`{"url":"https://example.org/"}`:       "",
+		"{\"url\":\"https://example.org/\"}\n": "",
+		"{\"url\":\"x\"}\r\n\r\n":              "\r\n",
+	} {
+		if req, err := abi.DecodeHTTPRequest([]byte(doc)); err != nil || string(req.Body) != want {
+			t.Errorf("DecodeHTTPRequest(%q) = %q, %v; want body %q", doc, req.Body, err, want)
+		}
+	}
+	for _, bad := range []string{`{"url":"x","body":"aGk="}`, "{\"url\":\n\"x\"}", `["x"]`, ""} {
+		if req, err := abi.DecodeHTTPRequest([]byte(bad)); err == nil {
+			t.Errorf("DecodeHTTPRequest(%q) = %+v, want an error", bad, req)
+		}
+	}
+	reply := abi.EncodeHTTPResponse(abi.HTTPResponse{Status: 200, URL: "https://example.org/"})
+	if want := "{\"status\":200,\"url\":\"https://example.org/\",\"headers\":[]}\n"; string(reply) != want {
+		t.Errorf("EncodeHTTPResponse = %q, want %q", reply, want)
+	}
+	res, err := abi.DecodeHTTPResponse(abi.EncodeHTTPResponse(abi.HTTPResponse{Status: 404, Body: body}))
+	if err != nil || res.Status != 404 || !bytes.Equal(res.Body, body) {
+		t.Errorf("DecodeHTTPResponse = %+v, %v", res, err)
+	}
+	if res, err := abi.DecodeHTTPResponse([]byte(`{"status":200}`)); err == nil {
+		t.Errorf("a reply without a line feed decoded as %+v", res)
 	}
 	for _, bad := range []string{`[]`, `["a"]`, `["a","b","c"]`, `["a",1]`, `[null,"b"]`, `{"a":"b"}`, `"a: b"`} {
 		var h abi.HTTPHeader

@@ -140,3 +140,33 @@ func FuzzContent(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHTTPRequest checks that every request a guest can write decodes to
+// one that encodes back to the same head and body: the first line feed is
+// the only boundary, and no body byte is lost or read as head.
+func FuzzHTTPRequest(f *testing.F) {
+	f.Add([]byte(`{"url":"https://example.org/"}`))
+	f.Add([]byte("{\"method\":\"POST\",\"url\":\"http://a/\",\"headers\":[[\"A\",\"b\\n\"]]}\n\x00\n\xff"))
+	f.Add([]byte("{\"url\":\"x\"}\n"))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		req, err := abi.DecodeHTTPRequest(doc)
+		if err != nil {
+			return
+		}
+		_, body, _ := bytes.Cut(doc, []byte{'\n'})
+		if !bytes.Equal(req.Body, body) {
+			t.Fatalf("body %q, want %q", req.Body, body)
+		}
+		again, err := abi.EncodeHTTPRequest(req)
+		if err != nil {
+			t.Fatalf("EncodeHTTPRequest(%+v): %v", req, err)
+		}
+		if head, _, _ := bytes.Cut(again, []byte{'\n'}); bytes.IndexByte(head, '\n') >= 0 || len(head) == len(again) && len(body) > 0 {
+			t.Fatalf("encoded %q", again)
+		}
+		back, err := abi.DecodeHTTPRequest(again)
+		if err != nil || back.Method != req.Method || back.URL != req.URL || !slices.Equal(back.Headers, req.Headers) || !bytes.Equal(back.Body, req.Body) {
+			t.Fatalf("%+v came back as %+v, %v", req, back, err)
+		}
+	})
+}

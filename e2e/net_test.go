@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -18,9 +17,10 @@ import (
 	"github.com/wasmcp/wasmcp/internal/egresstest"
 )
 
-// netGuest is host/testdata/net.wasm: its tool fetch makes the request its
-// arguments are (a wasmcp.http_request document) and returns the response
-// as structured content, or a tool error "status N message".
+// netGuest is host/testdata/net.wasm: its tool fetch makes the request
+// whose head its arguments are (a wasmcp.http_request head) and returns the
+// response's head as structured content and its body as text, or a tool
+// error "status N message".
 func netGuest(t *testing.T) string {
 	t.Helper()
 	root, err := moduleRoot()
@@ -47,12 +47,11 @@ func request(t *testing.T, url string) string {
 	return mustJSON(t, map[string]string{"url": url})
 }
 
-// fetched is the response document a successful fetch holds.
+// fetched is the response head a successful fetch holds.
 type fetched struct {
 	Status  int         `json:"status"`
 	URL     string      `json:"url"`
 	Headers [][2]string `json:"headers"`
-	Body    []byte      `json:"body"`
 }
 
 // The binary serves a WAT guest's requests to the origins its policy
@@ -78,10 +77,10 @@ func TestNetAllowedWithTheGoClient(t *testing.T) {
 		wantOK(t, res)
 		var f fetched
 		structured(t, res, &f)
-		if f.Status != 200 || string(f.Body) != "hello from /page" || f.URL != srv.URL+"/page" {
-			t.Errorf("%s: %+v", srv.Origin, f)
+		if f.Status != 200 || text(res) != "hello from /page" || f.URL != srv.URL+"/page" {
+			t.Errorf("%s: %+v %q", srv.Origin, f, text(res))
 		}
-		if strings.Contains(mustJSON(t, res), "s3cret") || strings.Contains(mustJSON(t, res), base64.StdEncoding.EncodeToString([]byte("s3cret"))) {
+		if strings.Contains(mustJSON(t, res), "s3cret") {
 			t.Errorf("the guest's result holds the secret: %s", mustJSON(t, res))
 		}
 	}

@@ -2,10 +2,10 @@ package host_test
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -55,14 +55,34 @@ func fetch(t *testing.T, ctx context.Context, h *host.Host, req abi.HTTPRequest)
 	return res
 }
 
-// response is the response document of a successful fetch.
+// response is the response of a successful fetch: the reply's head, and
+// its body from the text.
 func response(t *testing.T, res *host.Result) abi.HTTPResponse {
 	t.Helper()
 	var r abi.HTTPResponse
 	if res.IsError || json.Unmarshal(res.StructuredContent, &r) != nil {
 		t.Fatalf("fetch failed: %+v", res.Content)
 	}
+	r.Body = []byte(res.Content[0].Text)
 	return r
+}
+
+// A body the guest sends after the head reaches the server whole, and the
+// server's comes back after the reply's head.
+func TestNetRequestBody(t *testing.T) {
+	srv := egresstest.NewServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %d %s", r.Method, len(b), b)
+	})
+	h, _ := netHost(t, `{"net":["`+srv.Origin+`"]}`)
+	args := `{"method":"PUT","url":"` + srv.URL + `"}`
+	res, err := h.Call(t.Context(), host.CallRequest{Tool: "fetch_body", Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := response(t, res); string(r.Body) != fmt.Sprintf("PUT %d %s", len(args), args) {
+		t.Errorf("the server answered %q", r.Body)
+	}
 }
 
 func hello(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "hello") }
@@ -218,7 +238,7 @@ func TestNetInjectedHeader(t *testing.T) {
 		t.Errorf("the server saw %q", seen)
 	}
 	doc, _ := json.Marshal(res)
-	if strings.Contains(string(doc), "s3cret") || strings.Contains(string(doc), base64.StdEncoding.EncodeToString([]byte("s3cret"))) {
+	if strings.Contains(string(doc), "s3cret") {
 		t.Errorf("the guest's result holds the secret: %s", doc)
 	}
 }

@@ -22,7 +22,7 @@ try {
       console.log(`${name} isError ${res.content.map((c) => c.text).join(' ')}`);
     } else {
       const r = res.structuredContent;
-      console.log(`${name} ok status=${r.status} body=${Buffer.from(r.body, 'base64').toString()}`);
+      console.log(`${name} ok status=${r.status} body=${res.content[0].text}`);
     }
   }
 } finally {

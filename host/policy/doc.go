@@ -97,5 +97,7 @@
 // name that resolves to 127.0.0.1 or 169.254.169.254 is refused (see
 // SECURITY.md, "The network").
 //
-// The policy is read once, at start; it is not reloaded.
+// A Policy is immutable. To change it, parse the file again and hand the
+// new one to Host.Reconfigure (wasmcp serve does on SIGHUP): every module
+// is loaded again under it, and calls in flight finish under the old one.
 package policy

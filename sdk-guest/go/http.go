@@ -1,9 +1,7 @@
 package wasmcp
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/wasmcp/wasmcp/abi"
 )
@@ -35,17 +33,17 @@ var ErrDenied = errors.New("denied by the net policy")
 // Package nethttp gives net/http's Client over this function; HTTP itself
 // keeps net/http, megabytes of it, out of the module.
 func HTTP(req HTTPRequest) (*HTTPResponse, error) {
-	doc, err := json.Marshal(req)
+	doc, err := abi.EncodeHTTPRequest(req)
 	if err != nil {
-		return nil, fmt.Errorf("http request: %w", err)
+		return nil, err
 	}
 	status, reply := sendHTTP(doc)
 	if status != abi.StatusOK {
 		return nil, &RequestError{status, string(reply)}
 	}
-	var res HTTPResponse
-	if err := json.Unmarshal(reply, &res); err != nil {
-		return nil, fmt.Errorf("http response: %w", err)
+	res, err := abi.DecodeHTTPResponse(reply)
+	if err != nil {
+		return nil, err
 	}
 	return &res, nil
 }

@@ -28,7 +28,7 @@ func TestHTTPModule(t *testing.T) {
 			return abi.StatusDenied, "https://forbidden.example is not in plugin httpguest's net policy"
 		}
 		return abi.StatusOK, abi.HTTPResponse{Status: 201, URL: req.URL + "#final",
-			Headers: []abi.HTTPHeader{{Name: "Content-Type", Value: "text/plain"}}, Body: []byte("made")}
+			Headers: []abi.HTTPHeader{{Name: "Content-Type", Value: "text/plain"}}, Body: append([]byte("made:"), req.Body...)}
 	}
 	g := newHTTPGuest(t, buildModule(t, "./testdata/httpguest"), answer)
 
@@ -41,10 +41,15 @@ func TestHTTPModule(t *testing.T) {
 	}
 
 	res := g.tool(t, "get", `{"url":"https://api.example/items","method":"POST","body":"x=1"}`)
-	if res.IsError || string(res.StructuredContent) != `{"status":201,"url":"https://api.example/items#final","contentType":"text/plain","body":"made"}` {
+	if res.IsError || string(res.StructuredContent) != `{"status":201,"url":"https://api.example/items#final","contentType":"text/plain","body":"made:x=1"}` {
 		t.Errorf("result %s %+v", res.StructuredContent, res.Content)
 	}
-	if len(got) != 1 || got[0].Method != "POST" || got[0].URL != "https://api.example/items" || string(got[0].Body) != "x=1" ||
+	// Line feeds and NULs cross in both directions as they are.
+	res = g.tool(t, "get", `{"url":"https://api.example/items","method":"PUT","body":"a\u0000\nb\n"}`)
+	if res.IsError || !strings.Contains(string(res.StructuredContent), `"body":"made:a\u0000\nb\n"`) {
+		t.Errorf("binary body: result %s %+v", res.StructuredContent, res.Content)
+	}
+	if len(got) != 2 || got[0].Method != "POST" || got[0].URL != "https://api.example/items" || string(got[0].Body) != "x=1" ||
 		!strings.Contains(strings.Join(headerLines(got[0].Headers), ","), "X-Guest: httpguest") {
 		t.Errorf("requests %+v", got)
 	}
@@ -64,8 +69,8 @@ func headerLines(hs []abi.HTTPHeader) []string {
 }
 
 // newHTTPGuest instantiates wasm with the host functions it imports: log,
-// and http_request and read_reply answered by answer (a reply to encode as
-// JSON, or a message).
+// and http_request and read_reply answered by answer (an abi.HTTPResponse,
+// or a message).
 func newHTTPGuest(t *testing.T, wasm []byte, answer func(abi.HTTPRequest) (abi.ReplyStatus, any)) *guestModule {
 	ctx := context.Background()
 	r := wazero.NewRuntime(ctx)
@@ -80,8 +85,8 @@ func newHTTPGuest(t *testing.T, wasm []byte, answer func(abi.HTTPRequest) (abi.R
 	}).Export(abi.ImportLog).
 		NewFunctionBuilder().WithFunc(func(_ context.Context, m api.Module, ptr, n uint32) uint64 {
 		doc, _ := m.Memory().Read(ptr, n)
-		var req abi.HTTPRequest
-		if err := json.Unmarshal(doc, &req); err != nil {
+		req, err := abi.DecodeHTTPRequest(doc)
+		if err != nil {
 			reply = []byte(err.Error())
 			return abi.PackReply(abi.StatusInvalid, uint32(len(reply)))
 		}
@@ -89,7 +94,7 @@ func newHTTPGuest(t *testing.T, wasm []byte, answer func(abi.HTTPRequest) (abi.R
 		if msg, ok := v.(string); ok {
 			reply = []byte(msg)
 		} else {
-			reply, _ = json.Marshal(v)
+			reply = abi.EncodeHTTPResponse(v.(abi.HTTPResponse))
 		}
 		return abi.PackReply(status, uint32(len(reply)))
 	}).Export(abi.ImportHTTPRequest).

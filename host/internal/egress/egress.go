@@ -15,8 +15,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -240,9 +238,9 @@ func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Re
 	if len(doc) > abi.MaxHTTPRequestSize {
 		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: the document of %d bytes is over the limit of %d", len(doc), abi.MaxHTTPRequestSize)}
 	}
-	var r abi.HTTPRequest
-	if err := json.Unmarshal(doc, &r); err != nil {
-		return nil, &failure{abi.StatusInvalid, "http request: not an HTTP request document: " + err.Error()}
+	r, err := abi.DecodeHTTPRequest(doc)
+	if err != nil {
+		return nil, &failure{abi.StatusInvalid, "http request: " + err.Error()}
 	}
 	if r.Method == "" {
 		r.Method = http.MethodGet
@@ -392,9 +390,7 @@ func (g gate) RoundTrip(req *http.Request) (*http.Response, error) {
 	return g.c.transport.RoundTrip(req)
 }
 
-// encodeResponse is the reply of StatusOK: an abi.HTTPResponse document,
-// written here rather than by encoding/json so that the body, most of it,
-// is encoded once, straight into a reply of its final size.
+// encodeResponse is the reply of StatusOK.
 func encodeResponse(resp *http.Response, body []byte) []byte {
 	names := make([]string, 0, len(resp.Header))
 	n := 0
@@ -409,30 +405,7 @@ func encodeResponse(resp *http.Response, body []byte) []byte {
 			headers = append(headers, abi.HTTPHeader{Name: name, Value: v})
 		}
 	}
-	if headers == nil {
-		headers = []abi.HTTPHeader{}
-	}
-	url, err1 := json.Marshal(resp.Request.URL.String())
-	hs, err2 := json.Marshal(headers)
-	if err1 != nil || err2 != nil {
-		panic(errors.Join(err1, err2)) // strings always encode
-	}
-	const (
-		status  = `{"status":`
-		urlKey  = `,"url":`
-		hsKey   = `,"headers":`
-		bodyKey = `,"body":"`
-		end     = `"}`
-	)
-	size := len(status) + 3 + len(urlKey) + len(url) + len(hsKey) + len(hs) + len(bodyKey) + base64.StdEncoding.EncodedLen(len(body)) + len(end)
-	doc := make([]byte, 0, size)
-	doc = append(doc, status...)
-	doc = strconv.AppendInt(doc, int64(resp.StatusCode), 10)
-	doc = append(append(doc, urlKey...), url...)
-	doc = append(append(doc, hsKey...), hs...)
-	doc = append(doc, bodyKey...)
-	doc = base64.StdEncoding.AppendEncode(doc, body)
-	return append(doc, end...)
+	return abi.EncodeHTTPResponse(abi.HTTPResponse{Status: resp.StatusCode, URL: resp.Request.URL.String(), Headers: headers, Body: body})
 }
 
 // originString is the origin of u for the audit line.

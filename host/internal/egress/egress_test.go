@@ -3,11 +3,12 @@ package egress_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,7 +82,7 @@ func do(t *testing.T, ctx context.Context, c *egress.Client, req any) (abi.Reply
 	t.Helper()
 	doc, ok := req.(string)
 	if !ok {
-		b, err := json.Marshal(req)
+		b, err := abi.EncodeHTTPRequest(req.(abi.HTTPRequest))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,9 +94,9 @@ func do(t *testing.T, ctx context.Context, c *egress.Client, req any) (abi.Reply
 
 func response(t *testing.T, reply string) abi.HTTPResponse {
 	t.Helper()
-	var r abi.HTTPResponse
-	if err := json.Unmarshal([]byte(reply), &r); err != nil {
-		t.Fatalf("reply %s: %v", reply, err)
+	r, err := abi.DecodeHTTPResponse([]byte(reply))
+	if err != nil {
+		t.Fatalf("reply %q: %v", reply, err)
 	}
 	return r
 }
@@ -206,8 +207,10 @@ func TestInvalidRequests(t *testing.T) {
 		req  any
 		want string
 	}{
-		{"not json", "not an HTTP request document"},
+		{"not json", "the head is not a request object"},
+		{"{\"url\":\"" + srv.URL + "\",\"body\":\"aGk=\"}", "after a line feed"},
 		{`{"url":"` + srv.URL + `","headers":[["A"]]}`, "two strings"},
+		{"{\"url\":\n\"" + srv.URL + "\"}", "the head is not a request object"},
 		{get("file:///etc/passwd"), "only http and https"},
 		{get("ftp://example.com/"), "only http and https"},
 		{get("http://user:pw@" + srv.Listener.Addr().String() + "/"), "credentials"},
@@ -429,6 +432,25 @@ func TestClassify(t *testing.T) {
 	} {
 		if got := egress.Classify(netip.MustParseAddr(addr)); got != want {
 			t.Errorf("Classify(%s) = %q, want %q", addr, got, want)
+		}
+	}
+}
+
+// Bodies cross the boundary byte for byte, both ways: line feeds, NULs and
+// bytes that are not UTF-8 included, and empty ones stay empty.
+func TestBinaryBodies(t *testing.T) {
+	srv := egresstest.NewServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Write(b)
+	})
+	c := client(t, `{"net":["`+srv.Origin+`"]}`, nil)
+	for _, body := range [][]byte{[]byte("\x00\n{\"a\":1}\n\xff\r\n"), {'\n'}, nil} {
+		status, reply := do(t, t.Context(), c, abi.HTTPRequest{Method: "POST", URL: srv.URL, Body: body})
+		if status != abi.StatusOK {
+			t.Fatalf("status %v: %s", status, reply)
+		}
+		if r := response(t, reply); !bytes.Equal(r.Body, body) || r.Headers[0] != (abi.HTTPHeader{Name: "Content-Length", Value: strconv.Itoa(len(body))}) {
+			t.Errorf("body %q came back as %q, headers %v", body, r.Body, r.Headers)
 		}
 	}
 }

@@ -259,4 +259,3 @@ func TestTablesWithinMemoryLimit(t *testing.T) {
 		})
 	}
 }
-

@@ -2,7 +2,6 @@ package wasmcptest
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -36,8 +35,8 @@ func ServeHTTP(t testing.TB, h http.Handler) {
 }
 
 func serve(h http.Handler, doc []byte) (abi.ReplyStatus, []byte) {
-	var req abi.HTTPRequest
-	if err := json.Unmarshal(doc, &req); err != nil {
+	req, err := abi.DecodeHTTPRequest(doc)
+	if err != nil {
 		return abi.StatusInvalid, []byte("http request: " + err.Error())
 	}
 	if req.Method == "" {
@@ -54,9 +53,6 @@ func serve(h http.Handler, doc []byte) (abi.ReplyStatus, []byte) {
 	h.ServeHTTP(rec, r)
 	res := rec.Result()
 	out := abi.HTTPResponse{Status: res.StatusCode, URL: req.URL, Body: rec.Body.Bytes()}
-	if out.Body == nil {
-		out.Body = []byte{}
-	}
 	names := make([]string, 0, len(res.Header))
 	for name := range res.Header {
 		names = append(names, name)
@@ -67,9 +63,5 @@ func serve(h http.Handler, doc []byte) (abi.ReplyStatus, []byte) {
 			out.Headers = append(out.Headers, abi.HTTPHeader{Name: name, Value: v})
 		}
 	}
-	reply, err := json.Marshal(out)
-	if err != nil {
-		return abi.StatusFailed, []byte(err.Error())
-	}
-	return abi.StatusOK, reply
+	return abi.StatusOK, abi.EncodeHTTPResponse(out)
 }
