@@ -12,13 +12,20 @@
 //   addTool(new Tool("echo", "Echoes back the input message.",
 //     '{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}', echo));
 //
-// A module that needs more than the closed sandbox asks for it:
+// A module that needs more than the closed sandbox asks for it, for
+// example for the origins it reaches with http:
 //
-//   requestPermissions(new Permissions().withFS("/data").withClock());
+//   requestPermissions(new Permissions().withNet(["https://api.example.com"]));
+//
+//   const res = http(new HttpRequest("https://api.example.com/items"));
+//   const err = res.error; // denied, invalid, failed or timed out
+//   if (err !== null) return CallResult.error(err.message);
+//   return CallResult.text(res.text());
 //
 // Build with the asconfig.json of this directory (see examples/assemblyscript).
 
 export { base64Encode } from "./base64";
+export { HttpError, HttpHeader, HttpRequest, HttpResponse, ReplyStatus, http } from "./http";
 export {
   JSONArray,
   JSONBool,
