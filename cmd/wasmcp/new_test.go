@@ -5,11 +5,14 @@ import (
 
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmcp/wasmcp/internal/egresstest"
 )
 
 // repoRoot is the wasmcp source tree: tests run in cmd/wasmcp.
@@ -300,4 +303,75 @@ func TestModpath(t *testing.T) {
 			t.Errorf("modpath(%q) = %s, want %s", in, got, want)
 		}
 	}
+}
+
+// requestLanguages are the languages whose project has the tool status,
+// which makes one HTTP request.
+var requestLanguages = []string{"go", "assemblyscript"}
+
+// TestNewProjectsRequest builds the projects that make a request and runs
+// their tool status through "wasmcp call": without a policy the request is
+// a tool error naming the policy and reaches nothing; with a policy
+// granting a server on 127.0.0.1, it gets the server's answer.
+func TestNewProjectsRequest(t *testing.T) {
+	wasmcp := buildWasmcp(t)
+	srv := egresstest.NewServer(t, false, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/csv")
+		w.WriteHeader(http.StatusAccepted)
+	})
+	config := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(config, []byte(`{"plugins":{"`+projectName+`":{"net":["`+srv.Origin+`"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := `{"url":"` + srv.URL + `/x"}`
+	for _, lang := range requestLanguages {
+		t.Run(lang, func(t *testing.T) {
+			dir := newProject(t, lang)
+			if out, err := makeCmd(t, dir); err != nil {
+				t.Fatalf("make: %v\n%s", err, out)
+			}
+			module := filepath.Join(dir, projectName+".wasm")
+			before := srv.Conns()
+			res := callStatus(t, wasmcp, module, args)
+			if want := srv.Origin + " is not in plugin " + projectName + "'s net policy"; !res.IsError ||
+				len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, want) {
+				t.Errorf("without a policy: %+v, want a tool error saying %q", res, want)
+			}
+			if n := srv.Conns() - before; n != 0 {
+				t.Errorf("without a policy, the server accepted %d connections", n)
+			}
+			res = callStatus(t, wasmcp, module, args, "--config", config)
+			if res.IsError || res.StructuredContent.Status != http.StatusAccepted || res.StructuredContent.ContentType != "text/csv" {
+				t.Errorf("with a policy: %+v, want status 202 and text/csv", res)
+			}
+		})
+	}
+}
+
+// statusResult is what "wasmcp call" prints for the tool status.
+type statusResult struct {
+	IsError bool `json:"isError"`
+	Content []struct {
+		Text string `json:"text"`
+	} `json:"content"`
+	StructuredContent struct {
+		Status      int    `json:"status"`
+		ContentType string `json:"contentType"`
+	} `json:"structuredContent"`
+}
+
+func callStatus(t *testing.T, wasmcp, module, args string, flags ...string) statusResult {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command(wasmcp, append(append([]string{"call", "--log-level", "error"}, flags...), module, "status", args)...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("wasmcp call: %v\n%s", err, stderr.Bytes())
+	}
+	var res statusResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("wasmcp call printed %s: %v", out, err)
+	}
+	return res
 }

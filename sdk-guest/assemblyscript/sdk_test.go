@@ -28,10 +28,14 @@ var (
 
 func TestABINames(t *testing.T) {
 	sourcecheck.Exports(t, "assembly/abi.ts", all(`(?m)^export function (\w+)`, read(t, "assembly/abi.ts")))
-	for _, file := range []string{"assembly/log.ts", "lib/wasmcp_abort.ts"} {
-		got := all(`@external\(("[^"]+", "[^"]+")\)`, read(t, file))
-		if want := strconv.Quote(abi.ImportModule) + ", " + strconv.Quote(abi.ImportLog); !slices.Equal(got, []string{want}) {
-			t.Errorf("%s imports %q, want [%s]", file, got, want)
+	imp := func(name string) string { return strconv.Quote(abi.ImportModule) + ", " + strconv.Quote(name) }
+	for file, want := range map[string][]string{
+		"assembly/log.ts":     {imp(abi.ImportLog)},
+		"lib/wasmcp_abort.ts": {imp(abi.ImportLog)},
+		"assembly/http.ts":    {imp(abi.ImportHTTPRequest), imp(abi.ImportReadReply)},
+	} {
+		if got := all(`@external\(("[^"]+", "[^"]+")\)`, read(t, file)); !slices.Equal(got, want) {
+			t.Errorf("%s imports %q, want %q", file, got, want)
 		}
 	}
 }
@@ -60,32 +64,52 @@ func TestConstants(t *testing.T) {
 			t.Errorf("%s = %d, want %d", c.name, got, c.want)
 		}
 	}
-	levels := regexp.MustCompile(`(?m)^\s+(\w+) = (\d+),$`).FindAllStringSubmatch(read(t, "assembly/log.ts"), -1)
-	if len(levels) != int(abi.LogEmergency)+1 {
-		t.Fatalf("enum LogLevel has %d members, want %d", len(levels), abi.LogEmergency+1)
+	checkEnum(t, "assembly/log.ts", "LogLevel", int(abi.LogEmergency)+1, func(v int) string { return abi.LogLevel(v).String() })
+	checkEnum(t, "assembly/http.ts", "ReplyStatus", int(abi.StatusDenied)+1, func(v int) string { return abi.ReplyStatus(v).String() })
+}
+
+// checkEnum checks that the enum name of file has n members, numbered as
+// their lower-case names are by abi's String method.
+func checkEnum(t *testing.T, file, name string, n int, abiName func(int) string) {
+	t.Helper()
+	body := regexp.MustCompile(`(?s)export enum ` + name + ` \{(.*?)\n\}`).FindStringSubmatch(read(t, file))
+	if body == nil {
+		t.Fatalf("%s: no enum %s", file, name)
 	}
-	for _, m := range levels {
+	members := regexp.MustCompile(`(?m)^\s+(\w+) = (\d+),$`).FindAllStringSubmatch(body[1], -1)
+	if len(members) != n {
+		t.Fatalf("enum %s has %d members, want %d", name, len(members), n)
+	}
+	for _, m := range members {
 		v, _ := strconv.Atoi(m[2])
-		if got, want := strings.ToLower(m[1]), abi.LogLevel(v).String(); got != want {
-			t.Errorf("LogLevel.%s = %d, want %s = %d", m[1], v, want, v)
+		if got, want := strings.ToLower(m[1]), abiName(v); got != want {
+			t.Errorf("%s.%s = %d, want %s = %d", name, m[1], v, want, v)
 		}
 	}
 }
 
-// TestUnit compiles tests/sdk.test.ts and runs it under Node (tests/run.mjs).
-func TestUnit(t *testing.T) {
+// compile builds the module of the AssemblyScript file src (relative to
+// this directory) with the SDK's configuration and returns its path.
+func compile(t *testing.T, src string) string {
+	t.Helper()
 	asc := filepath.Join("node_modules", ".bin", "asc")
 	if _, err := os.Stat(asc); err != nil {
 		testenv.Missing(t, "%s not found: run `make guest-toolchains` (npm ci in sdk-guest/assemblyscript)", asc)
 	}
+	wasm := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), ".ts")+".wasm")
+	if out, err := exec.Command(asc, src, "--config", "asconfig.json", "-o", wasm).CombinedOutput(); err != nil {
+		t.Fatalf("asc %s: %v\n%s", src, err, out)
+	}
+	return wasm
+}
+
+// TestUnit compiles tests/sdk.test.ts and runs it under Node (tests/run.mjs).
+func TestUnit(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		testenv.Missing(t, "node not found: install Node.js 20 or later")
 	}
-	wasm := filepath.Join(t.TempDir(), "sdk.test.wasm")
-	if out, err := exec.Command(asc, "tests/sdk.test.ts", "--config", "asconfig.json", "-o", wasm).CombinedOutput(); err != nil {
-		t.Fatalf("asc: %v\n%s", err, out)
-	}
+	wasm := compile(t, "tests/sdk.test.ts")
 	out, err := exec.Command(node, "--no-warnings", "tests/run.mjs", wasm).CombinedOutput()
 	if err != nil || !strings.HasSuffix(string(out), "ok\n") {
 		t.Fatalf("AssemblyScript unit tests failed: %v\n%s", err, out)

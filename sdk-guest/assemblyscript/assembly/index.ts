@@ -12,9 +12,20 @@
 //   addTool(new Tool("echo", "Echoes back the input message.",
 //     '{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}', echo));
 //
+// A module that needs more than the closed sandbox asks for it, for
+// example for the origins it reaches with http:
+//
+//   requestPermissions(new Permissions().withNet(["https://api.example.com"]));
+//
+//   const res = http(new HttpRequest("https://api.example.com/items"));
+//   const err = res.error; // denied, invalid, failed or timed out
+//   if (err !== null) return CallResult.error(err.message);
+//   return CallResult.text(res.text());
+//
 // Build with the asconfig.json of this directory (see examples/assemblyscript).
 
 export { base64Encode } from "./base64";
+export { HttpError, HttpHeader, HttpRequest, HttpResponse, ReplyStatus, http } from "./http";
 export {
   JSONArray,
   JSONBool,
@@ -28,5 +39,6 @@ export {
   quote,
 } from "./json";
 export { LogLevel, debug, error, info, log, warn } from "./log";
+export { FSPermission, Permissions, requestPermissions } from "./permissions";
 export { CallResult, Content } from "./result";
 export { Handler, MAX_TOOLS, MAX_TOOL_NAME_LEN, Tool, addTool, call } from "./tool";

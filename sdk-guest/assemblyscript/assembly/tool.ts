@@ -1,4 +1,5 @@
 import { JSONArray, JSONObject, JSONValue, parseJSON, parseJSONBytes } from "./json";
+import { permissionsJSON } from "./permissions";
 import { CallResult } from "./result";
 
 /** A handler receives the arguments (an object the host validated against
@@ -105,7 +106,10 @@ export function describe(): string | null {
   if (refusal !== null) return null;
   const list = new JSONArray();
   list.items = definitions;
-  return new JSONObject().set("tools", list).toString();
+  const doc = new JSONObject().set("tools", list);
+  const permissions = permissionsJSON();
+  if (permissions !== null) doc.set("permissions", permissions);
+  return doc.toString();
 }
 
 /** refused is why a definition was refused, or null. */

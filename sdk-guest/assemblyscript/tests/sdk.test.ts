@@ -5,18 +5,23 @@
 import {
   CallResult,
   Content,
+  HttpRequest,
   JSONArray,
   JSONObject,
   JSONValue,
   LogLevel,
+  Permissions,
+  ReplyStatus,
   Tool,
   addTool,
   base64Encode,
   call,
   formatNumber,
+  http,
   log,
   parseJSON,
   quote,
+  requestPermissions,
 } from "../assembly";
 import { describe, refused } from "../assembly/tool";
 
@@ -130,6 +135,9 @@ addTool(
 addTool(new Tool("weather", "", "", weather).withOutputSchema('{"type":"object"}'));
 addTool(new Tool("fail", "", '{"type":"object"}', fail));
 addTool(new Tool("bad_image", "", "", badImage));
+// Two requests: lists are appended, flags set.
+requestPermissions(new Permissions().withNet(["https://api.example.com"]).withFS("/data", true).withEnv(["TZ"]));
+requestPermissions(new Permissions().withNet(["*"]).withFS("/templates").withClock());
 
 function testTools(): void {
   checkEq(
@@ -138,7 +146,9 @@ function testTools(): void {
       '"inputSchema":{"type":"object","properties":{"name":{"type":"string"}}},"annotations":{"readOnlyHint":true}},' +
       '{"name":"weather","inputSchema":{"type":"object","additionalProperties":false},"outputSchema":{"type":"object"}},' +
       '{"name":"fail","inputSchema":{"type":"object"}},' +
-      '{"name":"bad_image","inputSchema":{"type":"object","additionalProperties":false}}]}',
+      '{"name":"bad_image","inputSchema":{"type":"object","additionalProperties":false}}],' +
+      '"permissions":{"fs":[{"path":"/data","write":true},{"path":"/templates"}],"env":["TZ"],"clock":true,' +
+      '"net":["https://api.example.com","*"]}}',
     "describe",
   );
   checkEq(
@@ -173,12 +183,72 @@ function testTools(): void {
   checkEq(refused()!, 'addTool: tool "greet": registered twice', "first refusal kept");
 }
 
+function bytesEq(got: Uint8Array, want: u8[]): bool {
+  if (got.length != want.length) return false;
+  for (let i = 0; i < want.length; i++) if (got[i] != want[i]) return false;
+  return true;
+}
+
+// tests/run.mjs answers http_request with what it was sent (see there).
+function testHTTP(): void {
+  let res = http(new HttpRequest("http://stub.test/echo"));
+  check(res.error === null, "GET: no error");
+  check(res.status == 201, "GET: status");
+  checkEq(res.url, "http://stub.test/echo#answered", "GET: url");
+  checkEq(res.header("X-Head")!, '{"method":"GET","url":"http://stub.test/echo"}', "GET: head");
+  checkEq(res.header("x-body")!, "no", "GET: no body sent, any case of the name");
+  check(res.header("X-Missing") === null, "GET: missing header");
+  check(res.body.length == 0 && res.text() == "", "GET: empty body");
+
+  // The body crosses byte for byte, LF and NUL included; a header value
+  // with a LF is escaped in the head, which stays one line.
+  const binary: u8[] = [0, 10, 255, 0x0d, 10, 0, 0x7b];
+  const body = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) body[i] = binary[i];
+  res = http(
+    new HttpRequest("http://stub.test/echo?q=1", "POST")
+      .withHeader("Content-Type", "application/octet-stream")
+      .withHeader("X-Trace", "a\nb")
+      .withHeader("X-Trace", "c")
+      .withBody(body),
+  );
+  checkEq(
+    res.header("X-Head")!,
+    '{"method":"POST","url":"http://stub.test/echo?q=1","headers":[["Content-Type","application/octet-stream"],' +
+      '["X-Trace","a\\nb"],["X-Trace","c"]]}',
+    "POST: head",
+  );
+  check(bytesEq(res.body, binary), "POST: binary body echoed");
+  checkEq(res.header("X-Body")!, "yes", "POST: body sent");
+
+  res = http(new HttpRequest("http://stub.test/echo", "PUT").withBody(new Uint8Array(0)));
+  check(res.error === null && res.header("X-Body")! == "yes" && res.body.length == 0, "empty body sent");
+  res = http(new HttpRequest("http://stub.test/echo", "POST").withText("h\u00e9llo\n\ud83d\ude00"));
+  checkEq(res.text(), "h\u00e9llo\n\ud83d\ude00", "text body");
+
+  const statuses: i32[] = [2, 3, 4, 5, 1, 9];
+  const want: ReplyStatus[] = [
+    ReplyStatus.Failed, ReplyStatus.Invalid, ReplyStatus.Timeout, ReplyStatus.Denied, ReplyStatus.Failed, ReplyStatus.Failed,
+  ];
+  for (let i = 0; i < statuses.length; i++) {
+    const n = statuses[i].toString();
+    res = http(new HttpRequest("http://stub.test/status/" + n));
+    const err = res.error;
+    check(err !== null && err.status == want[i], "status " + n + ": error status");
+    if (err !== null) checkEq(err.toString(), "stub: status " + n, "status " + n + ": message");
+    check(res.status == 0 && res.headers.length == 0 && res.body.length == 0, "status " + n + ": no response");
+  }
+  res = http(new HttpRequest("http://stub.test/nohead"));
+  check(res.error !== null && res.error!.status == ReplyStatus.Failed, "a reply without a head line fails");
+}
+
 export function run(): i32 {
   testParse();
   testGet();
   testNumbers();
   testWrite();
   testBase64();
+  testHTTP();
   testTools();
   return failures;
 }
