@@ -23,11 +23,13 @@ import (
 var newCmd = command{
 	name:    "new",
 	summary: "--lang go|c|rust|assemblyscript [--dir PARENT] [--sdk DIR] NAME",
-	doc: `Create PARENT/NAME, a tool module project in the given language: one tool
-named NAME that counts the words, lines and characters of a text, a Makefile
-("make" builds NAME.wasm; "make test" runs the tool through "wasmcp call" and
-checks its result; WASMCP=/path/to/wasmcp when wasmcp is not in PATH), a
-README and a .gitignore.
+	doc: `Create PARENT/NAME, a tool module project in the given language: a tool
+named NAME that counts the words, lines and characters of a text, a tool
+named status that GETs a URL through the host (within the operator's net
+policy: the README shows the policy file), a Makefile ("make" builds
+NAME.wasm; "make test" runs the first tool through "wasmcp call" and checks
+its result; WASMCP=/path/to/wasmcp when wasmcp is not in PATH), a README and
+a .gitignore.
 
 The project needs its language's guest SDK, taken from the wasmcp source
 tree: the --sdk directory, else $WASMCP_SDK, else the tree this binary was
@@ -36,8 +38,8 @@ that they build on their own; the Go SDK is used in place, through replace
 directives in go.mod naming the tree's absolute path.
 
 NAME is the name of the tool and of the directory: 1 to 128 letters, digits,
-'_', '-' and '.', starting with a letter and not ending with '.'. PARENT/NAME
-must not exist, or be empty.`,
+'_', '-' and '.', starting with a letter and not ending with '.', and not
+"status". PARENT/NAME must not exist, or be empty.`,
 	setup: func(flags *flag.FlagSet) func(context.Context, []string) error {
 		var lang, parent, sdk string
 		flags.StringVar(&lang, "lang", "", "the project's `language`: "+strings.Join(languageNames(), ", "))
@@ -168,6 +170,10 @@ type project struct {
 	DevDependencies string // AssemblyScript: the SDK's devDependencies, JSON
 }
 
+// statusTool is the name of every project's second tool, which shows an
+// HTTP request: a project of that name would define it twice.
+const statusTool = "status"
+
 // checkProjectName accepts names that are tool names and also safe as a
 // directory, a Go module path, a Rust package name (with '.' replaced) and
 // an npm package name (lowercased).
@@ -179,6 +185,8 @@ func checkProjectName(name string) error {
 		return fmt.Errorf("NAME %q must start with a letter", name)
 	case strings.HasSuffix(name, "."):
 		return fmt.Errorf("NAME %q must not end with '.'", name)
+	case name == statusTool:
+		return fmt.Errorf("NAME %q is the name of the project's second tool, which makes an HTTP request", name)
 	}
 	return nil
 }

@@ -226,6 +226,7 @@ func TestNewUsageErrors(t *testing.T) {
 		{[]string{"new", "--lang", "go", "1wc"}, "must start with a letter"},
 		{[]string{"new", "--lang", "go", "_wc"}, "must start with a letter"},
 		{[]string{"new", "--lang", "go", "wc."}, "must not end with '.'"},
+		{[]string{"new", "--lang", "go", "status"}, `NAME "status" is the name of the project's second tool`},
 	} {
 		args := append(tc.args, "--dir", parent)
 		code, _, errOut := runCLI(args...)
