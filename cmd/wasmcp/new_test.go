@@ -306,14 +306,10 @@ func TestModpath(t *testing.T) {
 	}
 }
 
-// requestLanguages are the languages whose project has the tool status,
-// which makes one HTTP request.
-var requestLanguages = []string{"go", "assemblyscript"}
-
-// TestNewProjectsRequest builds the projects that make a request and runs
-// their tool status through "wasmcp call": without a policy the request is
-// a tool error naming the policy and reaches nothing; with a policy
-// granting a server on 127.0.0.1, it gets the server's answer.
+// TestNewProjectsRequest builds every project and runs its second tool,
+// status, which makes one HTTP request, through "wasmcp call": without a
+// policy the request is a tool error naming the policy and reaches nothing;
+// with a policy granting a server on 127.0.0.1, it gets the server's answer.
 func TestNewProjectsRequest(t *testing.T) {
 	wasmcp := buildWasmcp(t)
 	srv := egresstest.NewServer(t, false, func(w http.ResponseWriter, _ *http.Request) {
@@ -325,9 +321,9 @@ func TestNewProjectsRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := `{"url":"` + srv.URL + `/x"}`
-	for _, lang := range requestLanguages {
-		t.Run(lang, func(t *testing.T) {
-			dir := newProject(t, lang)
+	for _, l := range languages {
+		t.Run(l.name, func(t *testing.T) {
+			dir := newProject(t, l.name)
 			if out, err := makeCmd(t, dir); err != nil {
 				t.Fatalf("make: %v\n%s", err, out)
 			}
