@@ -144,8 +144,10 @@ guest-packages:
 guest-test: guest-toolchains
 	@echo "  test     C SDK (native, sanitizers)"
 	@mkdir -p build
-	@$(CLANG) -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-I$(C_SDK) -o build/c-sdk-test $(C_SDK)/sdktest/testdata/sdk_test.c $(C_SDK_SRC) -lm && ./build/c-sdk-test
+	@for t in sdk_test http_test; do \
+		$(CLANG) -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+			-I$(C_SDK) -o build/c-$$t $(C_SDK)/sdktest/testdata/$$t.c $(C_SDK_SRC) -lm && ./build/c-$$t || exit 1; \
+	done
 	@echo "  test     Rust SDK and examples (cargo test)"
 	@cd $(RUST_SDK) && $(RUST_ENV) $(GUEST_CARGO) test --offline --locked --quiet
 	@cd examples/rust && $(RUST_ENV) $(GUEST_CARGO) test --offline --locked --quiet

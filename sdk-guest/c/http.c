@@ -15,7 +15,7 @@
 __attribute__((import_module("wasmcp"), import_name("http_request"))) uint64_t
 wasmcp_host_http_request_(const char *req, size_t len);
 __attribute__((import_module("wasmcp"), import_name("read_reply"))) uint32_t wasmcp_host_read_reply_(char *dst,
-                                                                                                    size_t len);
+                                                                                                     size_t len);
 #else
 uint32_t (*wasmcp_native_http_)(const char *req, size_t len, const char **reply, size_t *reply_len);
 #endif
@@ -65,7 +65,8 @@ static int encode(const wasmcp_http_request *req, wasmcp_http_response *resp, co
         wasmcp_w_array_begin(w);
         for (size_t i = 0; i < req->nheaders; i++) {
             const wasmcp_http_header *h = &req->headers[i];
-            if (!h->name || !h->value) return fail(resp, WASMCP_HTTP_INVALID, "wasmcp_http: a header without a name or value");
+            if (!h->name || !h->value)
+                return fail(resp, WASMCP_HTTP_INVALID, "wasmcp_http: a header without a name or value");
             wasmcp_w_array_begin(w);
             wasmcp_w_string(w, h->name);
             wasmcp_w_string(w, h->value);
@@ -132,9 +133,7 @@ int wasmcp_http(const wasmcp_http_request *req, wasmcp_http_response *resp) {
     size_t n;
     uint32_t got = send(doc, len, &reply, &n);
     if (!reply) return fail(resp, WASMCP_HTTP_FAILED, "wasmcp_http: out of memory reading the reply");
-    if (got == WASMCP_HTTP_OK) {
-        return decode(reply, n, resp);
-    }
+    if (got == WASMCP_HTTP_OK) return decode(reply, n, resp);
     /* Statuses this SDK does not know are reserved: treated like failed. */
     bool known = got == WASMCP_HTTP_INVALID || got == WASMCP_HTTP_TIMEOUT || got == WASMCP_HTTP_DENIED;
     return fail(resp, known ? (int)got : WASMCP_HTTP_FAILED, n ? reply : "(the host gave no reason)");

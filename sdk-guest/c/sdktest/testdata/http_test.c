@@ -52,15 +52,11 @@ static void test_requests(void) {
     /* A body of any bytes after the LF; a LF inside a header stays escaped
      * in the head. */
     wasmcp_http_header hs[] = {{"Content-Type", "application/octet-stream"}, {"X-Two", "a\nb"}};
-    CHECK(wasmcp_http(&(wasmcp_http_request){.method = "POST",
-                                             .url = "http://x/",
-                                             .headers = hs,
-                                             .nheaders = 2,
-                                             .body = "a\nb\0c\n",
-                                             .body_len = 6},
-                      &resp) == WASMCP_HTTP_OK);
-    CHECK(SENT("{\"method\":\"POST\",\"url\":\"http://x/\",\"headers\":[[\"Content-Type\",\"application/octet-stream\"],"
-               "[\"X-Two\",\"a\\nb\"]]}\na\nb\0c\n"));
+    wasmcp_http_request post = {.method = "POST", .url = "http://x/", .headers = hs, .nheaders = 2};
+    post.body = "a\nb\0c\n", post.body_len = 6;
+    CHECK(wasmcp_http(&post, &resp) == WASMCP_HTTP_OK);
+    CHECK(SENT("{\"method\":\"POST\",\"url\":\"http://x/\",\"headers\":[[\"Content-Type\","
+               "\"application/octet-stream\"],[\"X-Two\",\"a\\nb\"]]}\na\nb\0c\n"));
 
     /* An empty body is a LF with nothing after it. */
     CHECK(wasmcp_http(&(wasmcp_http_request){.method = "PUT", .url = "http://x/", .body = ""}, &resp) ==
@@ -71,9 +67,9 @@ static void test_requests(void) {
     sent_len = 0;
     CHECK(wasmcp_http(&(wasmcp_http_request){.method = "GET"}, &resp) == WASMCP_HTTP_INVALID);
     CHECK(resp.error && strstr(resp.error, "no URL"));
-    CHECK(wasmcp_http(&(wasmcp_http_request){.url = "http://x/", .headers = (wasmcp_http_header[]){{"A", NULL}},
-                                             .nheaders = 1},
-                      &resp) == WASMCP_HTTP_INVALID);
+    wasmcp_http_header no_value[] = {{"A", NULL}};
+    CHECK(wasmcp_http(&(wasmcp_http_request){.url = "http://x/", .headers = no_value, .nheaders = 1}, &resp) ==
+          WASMCP_HTTP_INVALID);
     CHECK(wasmcp_http(&(wasmcp_http_request){.url = "http://x/", .body_len = 3}, &resp) == WASMCP_HTTP_INVALID);
     CHECK(wasmcp_http(&(wasmcp_http_request){.url = "http://x/", .nheaders = 2}, &resp) == WASMCP_HTTP_INVALID);
     CHECK(sent_len == 0);
