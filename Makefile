@@ -58,6 +58,7 @@ help:
 	@echo "make build    build $(BIN)"
 	@echo "make plugins  build every guest module (Go: plugins/, examples/go/; others: mk/*.mk) into $(PLUGINS_DIR)/"
 	@echo "make run      build both and serve $(PLUGINS_DIR) over Streamable HTTP at http://$(RUN_ADDR)/mcp"
+	@echo "             (RUN_CONFIG=policy.json: with that policy, e.g. the origins fetch may reach)"
 	@echo "make run-stdio  the same over stdio, for a client that starts the server itself"
 	@echo "make deps     install what the tests need (wabt's wat2wasm, the e2e npm packages)"
 	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests, conformance suite"
@@ -93,6 +94,10 @@ $(foreach d,$(GUEST_DIRS),$(eval $(call guest_rule,$(d))))
 # make run listens on loopback only, where serve needs no token; set RUN_ADDR
 # to move it (a non-loopback address needs --token-file or --token-env).
 RUN_ADDR ?= 127.0.0.1:8931
+# RUN_CONFIG names a policy file for make run and run-stdio (README, "Network
+# access"): without one, fetch reaches nothing.
+RUN_CONFIG ?=
+RUN_FLAGS := $(if $(RUN_CONFIG),--config $(RUN_CONFIG))
 
 # The bundled modules' compiled code goes to the compilation cache (the user
 # cache directory, as serve's default) once per build of a module, so that
@@ -108,11 +113,11 @@ run: build plugins $(PRIMED)
 	@echo "try it with the MCP Inspector 2.x (it needs Node 22.19+; README.md says how to get one from npm):" >&2
 	@echo "  npx @modelcontextprotocol/inspector@2 --cli http://$(RUN_ADDR)/mcp --transport http --method tools/list" >&2
 	@echo "  npx @modelcontextprotocol/inspector@2 --cli http://$(RUN_ADDR)/mcp --transport http --method tools/call --tool-name get-sum --tool-arg a=7 b=5" >&2
-	@$(BIN) serve --dir $(PLUGINS_DIR) --http $(RUN_ADDR)
+	@$(BIN) serve --dir $(PLUGINS_DIR) --http $(RUN_ADDR) $(RUN_FLAGS)
 
 run-stdio: build plugins $(PRIMED)
 	@echo "serving $(PLUGINS_DIR) over stdio: connect an MCP client to this process (Ctrl-C stops)" >&2
-	@$(BIN) serve --dir $(PLUGINS_DIR)
+	@$(BIN) serve --dir $(PLUGINS_DIR) $(RUN_FLAGS)
 
 deps: tools $(TS_DIR)/node_modules/.package-lock.json $(CONFORMANCE_DIR)/node_modules/.package-lock.json
 

@@ -111,6 +111,12 @@ var pluginCases = []toolCase{
 	{"encode", `{"text":"a b/c","encoding":"url"}`, wantStructured(`{"encoded":"a+b%2Fc","bytes":5}`)},
 	{"decode", `{"data":"68656c6c6f","encoding":"hex"}`, wantStructured(`{"utf8":true,"text":"hello","bytes":5}`)},
 
+	// plugins/fetch, served here without a policy, so that it may reach
+	// nothing (TestFetchWithTheGoClient serves it with one).
+	{"fetch", `{"url":"http://127.0.0.1:9/"}`, func(t *testing.T, res *mcp.CallToolResult) {
+		wantToolError(t, res, "http://127.0.0.1:9 is not in plugin fetch's net policy")
+	}},
+
 	// plugins/text
 	{"regex_match", `{"pattern":"(\\d+)","text":"abc 123 def 45","all":true}`, func(t *testing.T, res *mcp.CallToolResult) {
 		wantOK(t, res)
