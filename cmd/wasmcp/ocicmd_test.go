@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmcp/wasmcp/internal/ocitest"
+)
+
+// echoModule is a small module that loads.
+func echoModule(t *testing.T) string {
+	t.Helper()
+	return filepath.Join("..", "..", "host", "testdata", "echo.wasm")
+}
+
+func TestPushPull(t *testing.T) {
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	reg := ocitest.Start(t, ocitest.Options{})
+	ref := reg.Ref("team/echo", "v1")
+	code, out, errOut := runCLI("push", "-source", "https://example.com/echo", echoModule(t), ref)
+	digest := strings.TrimSpace(out)
+	if code != 0 || !strings.HasPrefix(digest, "sha256:") {
+		t.Fatalf("push: exit %d, out %q, err %s", code, out, errOut)
+	}
+	want, err := os.ReadFile(echoModule(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{ref, reg.Ref("team/echo", digest)} {
+		file := filepath.Join(t.TempDir(), "echo.wasm")
+		if code, _, errOut := runCLI("pull", r, "-o", file); code != 0 {
+			t.Fatalf("pull %s: %s", r, errOut)
+		}
+		if got, _ := os.ReadFile(file); !bytes.Equal(got, want) {
+			t.Errorf("pull %s: %d bytes, not the %d pushed", r, len(got), len(want))
+		}
+	}
+}
+
+func TestPushPullErrors(t *testing.T) {
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := ln.Addr().String() + "/team/echo:v1"
+	ln.Close()
+	notWasm := filepath.Join(t.TempDir(), "x.wasm")
+	os.WriteFile(notWasm, []byte("not wasm"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"pull", down, "-o", filepath.Join(t.TempDir(), "x.wasm")}, 1, down},
+		{[]string{"push", echoModule(t), down}, 1, down},
+		{[]string{"push", notWasm, down}, 1, "does not load"},
+		{[]string{"pull", down}, 2, "want REF and -o FILE"},
+		{[]string{"pull", "team/echo", "-o", "x.wasm"}, 1, "names no :tag"},
+		{[]string{"push", echoModule(t)}, 2, "want FILE.wasm REF"},
+	} {
+		code, _, errOut := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("wasmcp %q: exit %d, stderr:\n%s\nwant exit %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}
