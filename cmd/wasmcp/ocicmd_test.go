@@ -69,3 +69,30 @@ func TestPushPullErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestInspectAndCallByReference(t *testing.T) {
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	reg := ocitest.Start(t, ocitest.Options{})
+	ref := reg.Ref("team/echo", "v1")
+	if code, _, errOut := runCLI("push", echoModule(t), ref); code != 0 {
+		t.Fatalf("push: %s", errOut)
+	}
+	cache := t.TempDir()
+	code, out, errOut := runCLI("inspect", "-cache-dir", cache, ref)
+	if code != 0 || !strings.Contains(out, "echo") {
+		t.Fatalf("inspect %s: exit %d\n%s\n%s", ref, code, out, errOut)
+	}
+	code, out, errOut = runCLI("call", "-cache-dir", cache, ref, "echo", `{"message":"hi"}`)
+	if code != 0 || !strings.Contains(out, "hi") {
+		t.Fatalf("call %s: exit %d\n%s\n%s", ref, code, out, errOut)
+	}
+	// From the cache once the registry is gone, saying so.
+	reg.Stop()
+	code, out, errOut = runCLI("call", "-cache-dir", cache, ref, "echo", `{"message":"hi"}`)
+	if code != 0 || !strings.Contains(out, "hi") || !strings.Contains(errOut, "cached copy") {
+		t.Fatalf("call %s, registry stopped: exit %d\n%s\n%s", ref, code, out, errOut)
+	}
+	if code, _, errOut := runCLI("inspect", "-cache-dir", t.TempDir(), ref); code != 1 || !strings.Contains(errOut, ref) {
+		t.Fatalf("inspect %s, registry stopped, nothing cached: exit %d\n%s", ref, code, errOut)
+	}
+}
