@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,11 +14,7 @@ import (
 // digest it printed.
 func push(t *testing.T, module, ref string) string {
 	t.Helper()
-	out, err := exec.Command(binPath, "push", module, ref).Output()
-	if err != nil {
-		t.Fatalf("wasmcp push %s %s: %v", module, ref, err)
-	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(wasmcpOK(t, "push", module, ref))
 }
 
 // dockerConfig points Docker's config at an empty directory, so that the
@@ -81,4 +76,60 @@ func TestServeByReference(t *testing.T) {
 	if _, ok := s2.tools(t)["ok"]; !ok {
 		t.Errorf("structured (by digest) not served from the cache\nlog:\n%s", s2.stderr)
 	}
+}
+
+// wasmcpOK runs the binary and returns its stdout, failing the test unless it
+// exits 0.
+func wasmcpOK(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := wasmcp(t, args...)
+	if code != 0 {
+		t.Fatalf("wasmcp %q: exit %d\n%s", args, code, errOut)
+	}
+	return out
+}
+
+// Locked-down mode judges references by digest: a module the lock does not
+// pin is refused, and with trusted keys so is one whose manifest has no
+// signature referrer, or only one by another key. Each refusal is one log
+// line naming the reference; the rest is served.
+func TestServeByReferenceLockedDown(t *testing.T) {
+	dockerConfig(t)
+	reg := ocitest.Start(t, ocitest.Options{})
+	hello, structured, hostile := reg.Ref("team/hello", "v1"), reg.Ref("team/structured", "v1"), reg.Ref("team/hostile", "v1")
+	push(t, wat("hello"), hello)
+	push(t, wat("structured"), structured)
+	push(t, wat("hostile"), hostile)
+	refs := []string{"--log-format", "json", "--plugin", hello, "--plugin", structured, "--plugin", hostile}
+
+	lock := filepath.Join(t.TempDir(), "wasmcp.lock")
+	wasmcpOK(t, "lock", "-o", lock, hello, hostile)
+	s := startServer(t, t.TempDir(), serverOptions{protocol: legacyProtocol, args: append(refs, "--lock", lock)})
+	tools := s.tools(t)
+	if _, ok := tools["ok"]; ok {
+		t.Error("structured served though the lock does not pin it")
+	}
+	s.wantHello(t, helloV1)
+	s.waitLog(t, 0, "plugin not loaded", logField("ref", structured), "not pinned")
+
+	keyDir := t.TempDir()
+	trusted := wasmcpOK(t, "keygen", "-o", filepath.Join(keyDir, "trusted.pem"))
+	wasmcpOK(t, "keygen", "-o", filepath.Join(keyDir, "other.pem"))
+	keys := filepath.Join(keyDir, "wasmcp.keys")
+	if err := os.WriteFile(keys, []byte(trusted), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wasmcpOK(t, "sign", "-key", filepath.Join(keyDir, "trusted.pem"), hello)
+	wasmcpOK(t, "sign", "-key", filepath.Join(keyDir, "other.pem"), structured)
+	s = startServer(t, t.TempDir(), serverOptions{protocol: legacyProtocol, args: append(refs, "--trusted-keys", keys)})
+	s.wantHello(t, helloV1)
+	tools = s.tools(t)
+	if _, ok := tools["ok"]; ok {
+		t.Error("structured served though signed by an untrusted key")
+	}
+	if _, ok := tools["ping"]; ok {
+		t.Error("hostile served though unsigned")
+	}
+	s.waitLog(t, 0, "plugin not loaded", logField("ref", structured), "no valid signature from a trusted key")
+	s.waitLog(t, 0, "plugin not loaded", logField("ref", hostile), "not signed")
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/wasmcp/wasmcp/host/trust"
 	"github.com/wasmcp/wasmcp/internal/ocitest"
 )
 
@@ -94,5 +97,56 @@ func TestInspectAndCallByReference(t *testing.T) {
 	}
 	if code, _, errOut := runCLI("inspect", "-cache-dir", t.TempDir(), ref); code != 1 || !strings.Contains(errOut, ref) {
 		t.Fatalf("inspect %s, registry stopped, nothing cached: exit %d\n%s", ref, code, errOut)
+	}
+}
+
+// TestLockAndSignReference locks a reference and signs it in its registry,
+// and checks both with package trust, as serve -lock -trusted-keys would.
+func TestLockAndSignReference(t *testing.T) {
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	reg := ocitest.Start(t, ocitest.Options{})
+	ref := reg.Ref("team/echo", "v1")
+	code, digest, errOut := runCLI("push", echoModule(t), ref)
+	if code != 0 {
+		t.Fatalf("push: %s", errOut)
+	}
+	wasm, _ := os.ReadFile(echoModule(t))
+	code, out, errOut := runCLI("lock", ref)
+	if code != 0 || !strings.Contains(out, "# "+ref+" "+strings.TrimSpace(digest)+"\n") ||
+		!strings.HasSuffix(out, trust.LockLine("echo.wasm", wasm)) {
+		t.Fatalf("lock %s: exit %d\n%s\n%s", ref, code, out, errOut)
+	}
+	lock, err := trust.ParseLock([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	keyFile := filepath.Join(t.TempDir(), "key.pem")
+	code, keyLine, errOut := runCLI("keygen", "-o", keyFile)
+	if code != 0 {
+		t.Fatalf("keygen: %s", errOut)
+	}
+	keys, err := trust.ParseKeys([]byte(keyLine))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI("sign", "-key", keyFile, ref); code != 0 || !strings.Contains(errOut, "referrer sha256:") {
+		t.Fatalf("sign %s: exit %d\n%s", ref, code, errOut)
+	}
+
+	// What serve fetches: the module and the signatures of its manifest.
+	cache := t.TempDir()
+	f, cleanup, err := (&registryFlags{timeout: time.Minute, maxSize: 1 << 20}).fetcher(&limitFlags{cacheDir: cache, cacheDirSet: true}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	got, err := f.Fetch(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &trust.Policy{Lock: lock, Keys: keys}
+	if _, err := p.ReadModule(got.Path); err != nil {
+		t.Fatalf("the locked and signed module is refused: %v", err)
 	}
 }
