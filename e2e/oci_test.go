@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,4 +133,24 @@ func TestServeByReferenceLockedDown(t *testing.T) {
 	}
 	s.waitLog(t, 0, "plugin not loaded", logField("ref", structured), "no valid signature from a trusted key")
 	s.waitLog(t, 0, "plugin not loaded", logField("ref", hostile), "not signed")
+}
+
+// A registry behind basic authentication, with the credentials in a Docker
+// config file: push and serve use them; without them the reference is one
+// error line naming it.
+func TestServeFromAuthenticatedRegistry(t *testing.T) {
+	reg := ocitest.Start(t, ocitest.Options{Auth: true})
+	ref := reg.Ref("team/hello", "v1")
+	dockerConfig(t)
+	if code, _, errOut := wasmcp(t, "push", wat("hello"), ref); code != 1 || !strings.Contains(errOut, ref) {
+		t.Fatalf("anonymous push: exit %d\n%s", code, errOut)
+	}
+	dir := os.Getenv("DOCKER_CONFIG")
+	auth := base64.StdEncoding.EncodeToString([]byte(ocitest.User + ":" + ocitest.Password))
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"auths":{"`+reg.Host+`":{"auth":"`+auth+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	push(t, wat("hello"), ref)
+	s := startServer(t, t.TempDir(), serverOptions{protocol: legacyProtocol, args: []string{"--plugin", ref}})
+	s.wantHello(t, helloV1)
 }

@@ -239,3 +239,28 @@ func TestPlainHTTPOnlyForLoopback(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A credential helper named in Docker's config answers for its registry, as
+// docker-credential-* helpers do: "get" with the server's address on stdin.
+func TestCredentialHelper(t *testing.T) {
+	reg := ocitest.Start(t, ocitest.Options{Auth: true})
+	bin := t.TempDir()
+	helper := "#!/bin/sh\nread server\n[ \"$1\" = get ] || exit 1\n" +
+		`printf '{"ServerURL":"%s","Username":"` + ocitest.User + `","Secret":"` + ocitest.Password + `"}' "$server"` + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "docker-credential-wasmcptest"), []byte(helper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"credHelpers":{"`+reg.Host+`":"wasmcptest"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_CONFIG", dir)
+	cred, err := oci.DockerCredentials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := oci.NewClient(oci.Options{Credential: cred}).Push(context.Background(), reg.Ref("team/echo", "v1"), echoWasm(t), nil); err != nil {
+		t.Fatal(err)
+	}
+}
