@@ -26,16 +26,14 @@ type Registry struct {
 	// Host is its host:port, the first component of its references.
 	Host string
 
-	tb      testing.TB
 	cmd     *exec.Cmd
 	done    chan struct{}
 	log     *bytes.Buffer
-	config  string
 	mu      sync.Mutex
 	stopped bool
 }
 
-// Options of Start.
+// Options of Start and Run.
 type Options struct {
 	// Auth puts the registry behind basic authentication (htpasswd) with
 	// one account, User and Password.
@@ -52,52 +50,66 @@ const (
 	htpasswd = User + ":$2a$04$RkUk1c7UkebTs0hcoXCSuOoPsVCMZ4u18tRWp7OfhpL0Jegpauh0K\n"
 )
 
-// Start starts a registry, skipping tb (failing it in CI) when
-// docker-registry is not installed. It is stopped when tb ends.
+// Start starts a registry with its storage in a temporary directory,
+// skipping tb (failing it in CI) when docker-registry is not installed. It
+// is stopped when tb ends.
 func Start(tb testing.TB, opts Options) *Registry {
 	tb.Helper()
-	bin, err := exec.LookPath(Binary)
-	if err != nil {
+	if _, err := exec.LookPath(Binary); err != nil {
 		testenv.Missing(tb, "%s not found: install Debian's docker-registry package (make deps does, as root)", Binary)
 	}
-	dir := tb.TempDir()
+	r, err := Run(tb.TempDir(), opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(r.Stop)
+	return r
+}
+
+// Run starts a registry on a free loopback port with its configuration and
+// storage in dir, and waits until it answers. The caller stops it.
+func Run(dir string, opts Options) (*Registry, error) {
+	bin, err := exec.LookPath(Binary)
+	if err != nil {
+		return nil, err
+	}
 	auth := ""
 	if opts.Auth {
 		path := filepath.Join(dir, "htpasswd")
 		if err := os.WriteFile(path, []byte(htpasswd), 0o600); err != nil {
-			tb.Fatal(err)
+			return nil, err
 		}
 		auth = fmt.Sprintf("auth:\n  htpasswd:\n    realm: wasmcp-test\n    path: %s\n", path)
 	}
-	r := &Registry{tb: tb, config: filepath.Join(dir, "config.yml")}
+	config := filepath.Join(dir, "config.yml")
 	// A port taken between choosing it and the server binding it fails the
 	// start; try again with another.
 	for attempt := 0; ; attempt++ {
-		r.Host = freePort(tb)
-		config := fmt.Sprintf("version: 0.1\nlog:\n  level: warn\n  accesslog:\n    disabled: true\n"+
-			"storage:\n  filesystem:\n    rootdirectory: %s\n  delete:\n    enabled: true\n"+
-			"http:\n  addr: %s\n%s", filepath.Join(dir, "storage"), r.Host, auth)
-		if err := os.WriteFile(r.config, []byte(config), 0o600); err != nil {
-			tb.Fatal(err)
+		host, err := freePort()
+		if err != nil {
+			return nil, err
 		}
-		r.log = new(bytes.Buffer)
-		r.cmd = exec.Command(bin, "serve", r.config)
+		text := fmt.Sprintf("version: 0.1\nlog:\n  level: warn\n  accesslog:\n    disabled: true\n"+
+			"storage:\n  filesystem:\n    rootdirectory: %s\n  delete:\n    enabled: true\n"+
+			"http:\n  addr: %s\n%s", filepath.Join(dir, "storage"), host, auth)
+		if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
+			return nil, err
+		}
+		r := &Registry{Host: host, log: new(bytes.Buffer), cmd: exec.Command(bin, "serve", config)}
 		r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
 		if err := r.cmd.Start(); err != nil {
-			tb.Fatalf("start %s: %v", Binary, err)
+			return nil, fmt.Errorf("start %s: %w", Binary, err)
 		}
 		r.done = make(chan struct{})
 		go func() { r.cmd.Wait(); close(r.done) }()
 		if r.ready() {
-			break
+			return r, nil
 		}
 		r.Stop()
 		if attempt == 2 {
-			tb.Fatalf("%s did not start on %s:\n%s", Binary, r.Host, r.log)
+			return nil, fmt.Errorf("%s did not start on %s:\n%s", Binary, host, r.log)
 		}
 	}
-	tb.Cleanup(r.Stop)
-	return r
 }
 
 // ready waits, within a bounded number of tries, until the registry
@@ -120,8 +132,7 @@ func (r *Registry) ready() bool {
 	return false
 }
 
-// Stop stops the registry; its storage stays until the test ends. Stop is
-// idempotent.
+// Stop stops the registry; its storage stays. Stop is idempotent.
 func (r *Registry) Stop() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -143,11 +154,11 @@ func (r *Registry) Ref(repo, tag string) string {
 }
 
 // freePort returns 127.0.0.1:PORT with a port free a moment ago.
-func freePort(tb testing.TB) string {
+func freePort() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		tb.Fatal(err)
+		return "", err
 	}
 	defer ln.Close()
-	return ln.Addr().String()
+	return ln.Addr().String(), nil
 }
