@@ -77,6 +77,19 @@ func TestServeByReference(t *testing.T) {
 	if _, ok := s2.tools(t)["ok"]; !ok {
 		t.Errorf("structured (by digest) not served from the cache\nlog:\n%s", s2.stderr)
 	}
+
+	// A source taken out of the config stops serving on SIGHUP.
+	if err := os.WriteFile(config, []byte(`{"sources": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	s.waitToolsChanged(t)
+	if _, ok := s.tools(t)["ok"]; ok {
+		t.Error("structured still served after its source was removed")
+	}
+	s.wantHello(t, helloV2)
 }
 
 // wasmcpOK runs the binary and returns its stdout, failing the test unless it

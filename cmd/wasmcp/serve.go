@@ -40,7 +40,8 @@ modules in OCI registries (host[:port]/repository:tag or @sha256:DIGEST, as
 repository's last component. Each is pulled once into the module cache (oci/
 under -cache-dir), by digest, verified against it whenever it is read, and
 loaded from there. Tags are resolved at start and on SIGHUP: a tag that moved
-is a hot reload, told to clients with list_changed. A registry that cannot be
+is a hot reload, told to clients with list_changed, and a source taken out of
+the config stops serving. A registry that cannot be
 reached leaves the cached copy serving, with a warning naming the reference.
 With -lock and -trusted-keys a reference is judged by the module's digest and
 by the signatures attached to its manifest ("wasmcp sign REF").

@@ -17,14 +17,16 @@ import (
 // loaded beside the directory's modules (host.LoadFile), under the plugin
 // name of its repository's last component. A tag is resolved again on each
 // sync; a module that changed replaces the one served, as a changed file
-// does.
+// does, and a reference no longer listed stops serving.
 type sources struct {
 	fetcher *oci.Fetcher
 	logger  *slog.Logger
 	dir     string // the served directory ("" for none)
 	flags   []string
-	// mu serialises syncs (start-up, SIGHUP).
+	// mu serialises syncs (start-up, SIGHUP) and guards served.
 	mu sync.Mutex
+	// served is the cached file each reference serves, by reference.
+	served map[string]string
 }
 
 // refs are the references to serve under pol: -plugin's first, then the
@@ -40,11 +42,16 @@ func (s *sources) refs(configured []string) []string {
 }
 
 // sync fetches every reference, in parallel, and loads the modules they
-// name. A reference that cannot be fetched, and was never cached, is one
-// error line and is not served; the rest are.
+// name, then unloads those of references no longer listed. A reference that
+// cannot be fetched, and was never cached, is one error line and is not
+// served; the rest are.
 func (s *sources) sync(ctx context.Context, h *host.Host, refs []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.served == nil {
+		s.served = map[string]string{}
+	}
+	defer s.unloadRemoved(h, refs)
 	fetched := make([]oci.Fetched, len(refs))
 	errs := make([]error, len(refs))
 	var wg sync.WaitGroup
@@ -82,6 +89,24 @@ func (s *sources) sync(ctx context.Context, h *host.Host, refs []string) {
 			}
 			continue
 		}
+		s.served[ref] = f.Path
 		s.logger.Info("plugin from registry", "ref", ref, "plugin", f.Name, "manifest", f.Manifest, "sha256", f.Layer.Encoded())
+	}
+}
+
+// unloadRemoved stops serving the modules of references not in refs. One
+// whose plugin name a listed reference has taken since is left alone:
+// UnloadFile removes a plugin only if it still serves that file.
+func (s *sources) unloadRemoved(h *host.Host, refs []string) {
+	for ref, path := range s.served {
+		if slices.Contains(refs, ref) {
+			continue
+		}
+		delete(s.served, ref)
+		if err := h.UnloadFile(path); err != nil {
+			s.logger.Error("plugin not unloaded", "ref", ref, "err", err)
+			continue
+		}
+		s.logger.Info("reference no longer a source", "ref", ref)
 	}
 }
