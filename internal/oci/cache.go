@@ -19,8 +19,8 @@ import (
 //
 //	DIR/blobs/sha256/HEX/NAME.wasm      the module whose SHA-256 is HEX
 //	DIR/blobs/sha256/HEX/NAME.wasm.sig  its signatures, when fetched
-//	DIR/refs/HASH.json                  what a reference, or a manifest
-//	                                    digest, last resolved to
+//	DIR/refs/HASH.json                  what a reference, or a plugin name
+//	                                    and manifest digest, resolved to
 //
 // The module is served from its cached file under its plugin name, so that
 // the host, its lock and its signature checks treat it as any file. Its
@@ -91,8 +91,8 @@ func (c *Cache) storeSignatures(m Module, sigs []byte) error {
 	return nil
 }
 
-// record remembers that m's reference, and its manifest digest, resolve to
-// m.
+// record remembers that m's reference, and its manifest digest under its
+// name, resolve to m.
 func (c *Cache) record(m Module) error {
 	data, err := json.Marshal(m)
 	if err != nil {
@@ -101,7 +101,7 @@ func (c *Cache) record(m Module) error {
 	if err := os.MkdirAll(filepath.Join(c.dir, "refs"), 0o700); err != nil {
 		return fmt.Errorf("cache %s: %w", m.Reference, err)
 	}
-	for _, key := range []string{m.Reference, m.Manifest.String()} {
+	for _, key := range []string{m.Reference, manifestKey(m.Name, m.Manifest)} {
 		if err := writeFile(c.refPath(key), data); err != nil {
 			return fmt.Errorf("cache %s: %w", m.Reference, err)
 		}
@@ -109,12 +109,16 @@ func (c *Cache) record(m Module) error {
 	return nil
 }
 
+// manifestKey is the key of a manifest digest served under a plugin name:
+// the same manifest pushed to two repositories is cached under both names.
+func manifestKey(name string, manifest digest.Digest) string { return name + "@" + manifest.String() }
+
 func (c *Cache) refPath(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(c.dir, "refs", hex.EncodeToString(sum[:])+".json")
 }
 
-// Lookup returns the module key (a reference, or a manifest digest) last
+// Lookup returns the module key (a reference, or a manifestKey) last
 // resolved to, once its file has been verified against its digest.
 func (c *Cache) Lookup(key string) (Module, error) {
 	data, err := os.ReadFile(c.refPath(key))
@@ -212,7 +216,7 @@ func (f *Fetcher) fetch(ctx context.Context, r Reference) (Fetched, error) {
 	if err != nil {
 		return Fetched{}, err
 	}
-	if m, err := f.Cache.Lookup(desc.Digest.String()); err == nil {
+	if m, err := f.Cache.Lookup(manifestKey(r.Name(), desc.Digest)); err == nil {
 		m.Reference = r.String()
 		if err := f.refreshSignatures(ctx, &Artifact{Ref: r, Manifest: desc}, m); err != nil {
 			return Fetched{}, err

@@ -66,3 +66,29 @@ func TestFetcher(t *testing.T) {
 		t.Fatal("tampered cache served by digest")
 	}
 }
+
+// The same module pushed to two repositories is served under each one's
+// name.
+func TestFetcherNamesByRepository(t *testing.T) {
+	reg := ocitest.Start(t, ocitest.Options{})
+	ctx := context.Background()
+	c := oci.NewClient(oci.Options{})
+	cache, err := oci.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &oci.Fetcher{Client: c, Cache: cache}
+	for _, name := range []string{"echo", "echo2"} {
+		ref := reg.Ref("team/"+name, "v1")
+		if _, err := c.Push(ctx, ref, echoWasm(t), nil); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.Fetch(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Name != name || filepath.Base(got.Path) != name+".wasm" {
+			t.Errorf("%s: fetched as %s at %s", ref, got.Name, got.Path)
+		}
+	}
+}
