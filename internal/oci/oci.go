@@ -164,8 +164,9 @@ func (c *Client) repository(r Reference) *remote.Repository {
 		Client:    c.client,
 		Reference: r.Reference,
 		PlainHTTP: c.opts.PlainHTTP || loopback(r.Registry),
-		// Manifests of other types are fetched too, so that they can be
-		// refused by name rather than as "not found".
+		// The default Accept list asks for manifests of every type, so
+		// that one of another type is refused by name rather than as "not
+		// found". Bounds against a registry that pages without end.
 		MaxMetadataBytes:     maxManifestSize,
 		ReferrerListMaxPages: 4,
 		TagListMaxPages:      4,
