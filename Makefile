@@ -60,7 +60,7 @@ help:
 	@echo "make run      build both and serve $(PLUGINS_DIR) over Streamable HTTP at http://$(RUN_ADDR)/mcp"
 	@echo "             (RUN_CONFIG=policy.json: with that policy, e.g. the origins fetch may reach)"
 	@echo "make run-stdio  the same over stdio, for a client that starts the server itself"
-	@echo "make deps     install what the tests need (wabt's wat2wasm, the e2e npm packages)"
+	@echo "make deps     install what the tests need (wabt's wat2wasm, docker-registry, the e2e npm packages)"
 	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests, conformance suite"
 	@echo "make conformance  the official MCP conformance suite's tool scenarios against wasmcp serve --http"
 	@echo "make fuzz-smoke  run every fuzz target for FUZZTIME (default 5s)"
@@ -121,8 +121,9 @@ run-stdio: build plugins $(PRIMED)
 
 deps: tools $(TS_DIR)/node_modules/.package-lock.json $(CONFORMANCE_DIR)/node_modules/.package-lock.json
 
-# wat2wasm assembles the WAT guests of the tests. As root on Debian it is
-# installed; anyone else is told what to install.
+# wat2wasm assembles the WAT guests of the tests, and docker-registry serves
+# the OCI tests. As root on Debian they are installed; anyone else is told
+# what to install.
 tools:
 	@if ! command -v wat2wasm >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -131,6 +132,18 @@ tools:
 			timeout 10m apt-get update -qq >/dev/null && timeout 15m apt-get install -y -qq wabt >/dev/null; \
 		else \
 			echo "wat2wasm not found. Install WABT, e.g. 'sudo apt-get install wabt' on Debian/Ubuntu, then run make again." >&2; \
+			exit 1; \
+		fi; \
+	fi
+	@# docker-registry is the CNCF distribution server (registry:2) the OCI
+	@# tests push to and pull from, on a loopback port of their own.
+	@if ! command -v docker-registry >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "  install  docker-registry (the CNCF distribution server, for the OCI tests) with apt-get"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			timeout 10m apt-get update -qq >/dev/null && timeout 15m apt-get install -y -qq docker-registry >/dev/null; \
+		else \
+			echo "docker-registry not found. Install it, e.g. 'sudo apt-get install docker-registry' on Debian/Ubuntu, then run make again." >&2; \
 			exit 1; \
 		fi; \
 	fi

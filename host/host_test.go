@@ -161,6 +161,15 @@ func TestLoadFileAndCall(t *testing.T) {
 	if err := h.LoadDir(ctx); err == nil {
 		t.Fatal("LoadDir without a directory succeeded")
 	}
+
+	// Unloading another file of the same name leaves it; its own file
+	// takes it away.
+	if err := h.UnloadFile(filepath.Join(t.TempDir(), "one.wasm")); err != nil || len(h.Tools()) != 1 {
+		t.Fatalf("unload of another one.wasm: %v, tools %v", err, h.Tools())
+	}
+	if err := h.UnloadFile(path); err != nil || len(h.Tools()) != 0 {
+		t.Fatalf("unload: %v, tools %v", err, h.Tools())
+	}
 }
 
 func TestClosedHost(t *testing.T) {

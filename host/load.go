@@ -66,6 +66,28 @@ func (h *Host) LoadFile(ctx context.Context, path string) error {
 	return nil
 }
 
+// UnloadFile stops serving the plugin loaded from path with LoadFile, if
+// the plugin of its name was loaded from that very file; otherwise it does
+// nothing. Calls running in it finish first, as when a file of the
+// directory is removed.
+func (h *Host) UnloadFile(path string) error {
+	if h.isClosed() {
+		return ErrClosed
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("unload %s: %w", path, err)
+	}
+	h.loading.Lock()
+	defer h.loading.Unlock()
+	h.forgetFailure(abs)
+	s := h.reg.Snapshot()
+	if p, ok := s.Plugin(pluginName(abs)); ok && p.Path() == abs {
+		h.update(nil, []string{p.Name()}, s)
+	}
+	return nil
+}
+
 // Watch reloads plugin files of the configured directory as they change,
 // until ctx is done or the Host is closed; it then returns nil. Other errors
 // are for the directory (none configured, not watchable). Watch first

@@ -15,11 +15,12 @@ import (
 
 var callCmd = command{
 	name:    "call",
-	summary: "[flags] FILE.wasm TOOL [ARGUMENTS]",
+	summary: "[flags] FILE.wasm|REF TOOL [ARGUMENTS]",
 	doc: `Load one module and run one of its tools, as "serve" would: the same argument
 and result validation, the same limits. ARGUMENTS is a JSON object ("{}" when
 omitted; "-" reads it from stdin). The completed CallToolResult is printed on
-stdout as indented JSON; guest log lines go to stderr.
+stdout as indented JSON; guest log lines go to stderr. REF names a module in an
+OCI registry, fetched into the module cache as "serve -plugin" would.
 
 The exit status is 0 when the tool ran, also when its result is an error
 (isError: true); 1 when the module does not load or has no such tool.`,
@@ -28,10 +29,12 @@ The exit status is 0 when the tool ran, also when its result is an error
 			limits limitFlags
 			logs   logFlags
 			pol    policyFlags
+			reg    registryFlags
 		)
 		limits.register(fs, false)
 		logs.register(fs, "info")
 		pol.register(fs)
+		reg.register(fs)
 		return func(ctx context.Context, args []string) error {
 			if len(args) < 2 || len(args) > 3 {
 				return usageErrorf("want FILE.wasm TOOL [ARGUMENTS], got %d arguments", len(args))
@@ -52,7 +55,12 @@ The exit status is 0 when the tool ran, also when its result is an error
 			if cfg, _, err = pol.apply(cfg); err != nil {
 				return err
 			}
-			return call(ctx, cfg, path, tool, arguments)
+			file, cleanup, err := moduleFile(ctx, path, &reg, &limits, pol.keys != "", logger)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			return call(ctx, cfg, file, tool, arguments)
 		}
 	},
 }

@@ -16,11 +16,15 @@ import (
 
 var inspectCmd = command{
 	name:    "inspect",
-	summary: "[flags] FILE.wasm",
+	summary: "[flags] FILE.wasm|REF",
 	doc: `Load a module on its own, as "serve" would, and print what it is: its ABI
 version, its tools with their schemas, its imports and exports, and whether it
 loads under the given limits, and why not. With -dir, also show the tool name
 collisions it would be in if it were dropped into that served directory.
+
+REF (host[:port]/repository:tag or @sha256:DIGEST) names a module in an OCI
+registry: it is fetched into the module cache, as "serve -plugin" would, and
+inspected there; its plugin name is the repository's last component.
 
 The exit status is 1 when the module would not load.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
@@ -30,15 +34,17 @@ The exit status is 1 when the module would not load.`,
 			limits  limitFlags
 			logFlag logFlags
 			pol     policyFlags
+			reg     registryFlags
 		)
 		fs.StringVar(&dir, "dir", "", "served `directory` to check tool name collisions against")
 		fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 		limits.register(fs, false)
 		logFlag.register(fs, "warn")
 		pol.register(fs)
+		reg.register(fs)
 		return func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
-				return usageErrorf("want one FILE.wasm, got %d arguments", len(args))
+				return usageErrorf("want one FILE.wasm or REF, got %d arguments", len(args))
 			}
 			logger, err := logFlag.logger(stderr)
 			if err != nil {
@@ -51,7 +57,12 @@ The exit status is 1 when the module would not load.`,
 			if cfg, _, err = pol.apply(cfg); err != nil {
 				return err
 			}
-			r, err := host.Inspect(ctx, cfg, args[0])
+			file, cleanup, err := moduleFile(ctx, args[0], &reg, &limits, pol.keys != "", logger)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			r, err := host.Inspect(ctx, cfg, file)
 			if err != nil {
 				return err
 			}

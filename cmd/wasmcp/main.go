@@ -35,6 +35,8 @@ Commands:
 	lock     print a lock file pinning the modules of a directory (serve -lock)
 	keygen   make an Ed25519 key pair for signing modules
 	sign     sign modules for serve -trusted-keys
+	push     store a module in an OCI registry
+	pull     fetch a module from an OCI registry
 	help     print this text, or "wasmcp help <command>" for one command
 
 Examples:
@@ -55,7 +57,7 @@ type command struct {
 	setup func(fs *flag.FlagSet) func(ctx context.Context, args []string) error
 }
 
-var commands = []command{serveCmd, inspectCmd, callCmd, newCmd, versionCmd, lockCmd, keygenCmd, signCmd}
+var commands = []command{serveCmd, inspectCmd, callCmd, newCmd, versionCmd, lockCmd, keygenCmd, signCmd, pushCmd, pullCmd}
 
 // usageError is an error in how a command was invoked: the command's usage
 // text is printed after it, and the exit status is 2.

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -17,11 +19,12 @@ import (
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/internal/httpserve"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
+	"github.com/wasmcp/wasmcp/internal/oci"
 )
 
 var serveCmd = command{
 	name:    "serve",
-	summary: "--dir DIR [--http ADDR] [flags]",
+	summary: "--dir DIR | --plugin REF... [--http ADDR] [flags]",
 	doc: `Serve the tools of every *.wasm module in DIR over MCP. Clients are answered
 at once: modules load in the background, each tool is served as soon as its
 module has loaded, and clients are told with notifications/tools/list_changed
@@ -30,6 +33,18 @@ module has loaded, and clients are told with notifications/tools/list_changed
 -no-watch is given, modules added, changed or removed in DIR are loaded or
 unloaded while serving, and clients are told the same way. -wait-loaded
 answers no client before the first load is over.
+
+-plugin REF (repeatable) and the "sources" list of the -config file name
+modules in OCI registries (host[:port]/repository:tag or @sha256:DIGEST, as
+"wasmcp push" stores them), served beside DIR's under the plugin name of the
+repository's last component. Each is pulled once into the module cache (oci/
+under -cache-dir), by digest, verified against it whenever it is read, and
+loaded from there. Tags are resolved at start and on SIGHUP: a tag that moved
+is a hot reload, told to clients with list_changed, and a source taken out of
+the config stops serving. A registry that cannot be
+reached leaves the cached copy serving, with a warning naming the reference.
+With -lock and -trusted-keys a reference is judged by the module's digest and
+by the signatures attached to its manifest ("wasmcp sign REF").
 
 Without -http, one client is served over stdio: JSON-RPC on stdin and stdout,
 logs on stderr. The server stops when the client closes stdin.
@@ -96,8 +111,17 @@ module is closed. The exit status is 0 for such a stop.`,
 			httpf      httpFlags
 			admission  admissionFlags
 			pol        policyFlags
+			reg        registryFlags
+			plugins    []string
 		)
-		fs.StringVar(&dir, "dir", "", "`directory` of *.wasm modules to serve (required)")
+		fs.StringVar(&dir, "dir", "", "`directory` of *.wasm modules to serve (required without -plugin or sources)")
+		fs.Func("plugin", "serve the module of OCI reference `REF` too (repeatable)", func(ref string) error {
+			if _, err := oci.ParseReference(ref, false); err != nil {
+				return err
+			}
+			plugins = append(plugins, ref)
+			return nil
+		})
 		fs.BoolVar(&noWatch, "no-watch", false, "do not reload modules when DIR changes")
 		fs.BoolVar(&waitLoaded, "wait-loaded", false, "answer no client before every module of DIR has loaded (or failed to)")
 		fs.IntVar(&inFlight, "max-in-flight", mcpadapter.DefaultMaxInFlight, "requests one stdio client may have served at once; the server reads\n"+
@@ -107,12 +131,10 @@ module is closed. The exit status is 0 for such a stop.`,
 		httpf.register(fs)
 		admission.register(fs)
 		pol.register(fs)
+		reg.register(fs)
 		return func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return usageErrorf("unexpected argument %q", args[0])
-			}
-			if dir == "" {
-				return usageErrorf("-dir is required")
 			}
 			set := map[string]bool{}
 			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -129,9 +151,6 @@ module is closed. The exit status is 0 for such a stop.`,
 			if err != nil {
 				return usageError{err.Error()}
 			}
-			if err := checkDir(dir); err != nil {
-				return err
-			}
 			cfg, err := limits.config(host.NewConfig().WithDir(dir).WithLogger(logger))
 			if err != nil {
 				return usageError{err.Error()}
@@ -139,6 +158,27 @@ module is closed. The exit status is 0 for such a stop.`,
 			cfg, operator, err := pol.apply(cfg)
 			if err != nil {
 				return err
+			}
+			if dir == "" && len(plugins) == 0 && len(operator.Sources()) == 0 {
+				return usageErrorf("-dir is required, unless -plugin or the config's sources name modules")
+			}
+			if dir != "" {
+				if err := checkDir(dir); err != nil {
+					return err
+				}
+			}
+			var refs *sources
+			if len(plugins) > 0 || operator != nil {
+				f, cleanup, err := reg.fetcher(&limits, pol.keys != "")
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				abs := ""
+				if dir != "" {
+					abs, _ = filepath.Abs(dir)
+				}
+				refs = &sources{fetcher: f, logger: logger, dir: abs, flags: plugins}
 			}
 			policy, err := admission.config(httpf.addr != "")
 			if err != nil {
@@ -151,6 +191,8 @@ module is closed. The exit status is 0 for such a stop.`,
 				watch:      !noWatch,
 				waitLoaded: waitLoaded,
 				files:      &pol,
+				sources:    refs,
+				refsLoaded: make(chan struct{}),
 				adapter: mcpadapter.Options{
 					Version:     version(),
 					Logger:      logger.With("component", "mcp"),
@@ -205,6 +247,11 @@ type server struct {
 	// operator is the policy they last gave (nil without -config).
 	files    *policyFlags
 	operator atomic.Pointer[policy.Policy]
+	// sources serves modules by reference; nil without -plugin and
+	// -config.
+	sources *sources
+	// refsLoaded is closed once the references have loaded the first time.
+	refsLoaded chan struct{}
 }
 
 // httpListener is the HTTP side of a server, bound before the modules load
@@ -281,10 +328,12 @@ func (s *server) run(ctx context.Context) error {
 		<-loading
 	}()
 	if s.waitLoaded {
-		select {
-		case <-h.Loaded():
-		case <-ctx.Done():
-			return nil
+		for _, loaded := range []<-chan struct{}{s.dirLoaded(h), s.refsLoaded} {
+			select {
+			case <-loaded:
+			case <-ctx.Done():
+				return nil
+			}
 		}
 	}
 
@@ -326,10 +375,36 @@ func (s *server) run(ctx context.Context) error {
 	return nil
 }
 
+// dirLoaded is closed once the directory has loaded; at once without one.
+func (s *server) dirLoaded(h *host.Host) <-chan struct{} {
+	if s.dir == "" {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return h.Loaded()
+}
+
 // load loads the directory, then, unless -no-watch, keeps following it
 // until ctx is done, and says when the first load is over.
 func (s *server) load(ctx context.Context, h *host.Host) {
 	start := time.Now()
+	if s.sources != nil {
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() {
+			s.sources.sync(ctx, h, s.sources.refs(s.operator.Load().Sources()))
+			if ctx.Err() == nil {
+				s.logger.Info("modules of references loaded", "tools", len(h.Tools()), "took", time.Since(start).Round(time.Millisecond))
+			}
+			close(s.refsLoaded)
+		})
+	} else {
+		close(s.refsLoaded)
+	}
+	if s.dir == "" {
+		return
+	}
 	go func() {
 		select {
 		case <-h.Loaded():
@@ -366,6 +441,9 @@ func (s *server) reconfigure(ctx context.Context, h *host.Host) {
 			s.logger.Error("configuration reloaded; modules not reloaded under it", "error", err)
 		}
 		return
+	}
+	if s.sources != nil {
+		s.sources.sync(ctx, h, s.sources.refs(pol.Sources()))
 	}
 	s.logger.Info("configuration reloaded", "config", s.files.config, "lock", s.files.lock, "trusted_keys", s.files.keys,
 		"tools", len(h.Tools()))

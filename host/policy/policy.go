@@ -20,12 +20,14 @@ import (
 type Policy struct {
 	defaults Settings
 	plugins  map[string]Settings
+	sources  []string
 }
 
 // file is the JSON document.
 type file struct {
 	Defaults Settings            `json:"defaults"`
 	Plugins  map[string]Settings `json:"plugins"`
+	Sources  []string            `json:"sources"`
 }
 
 // Settings are the settings of one section of the file. A nil field is not
@@ -82,7 +84,12 @@ func Parse(data []byte, dir string) (*Policy, error) {
 	if dec.More() {
 		return nil, errors.New("more than one JSON value")
 	}
-	p := &Policy{defaults: f.Defaults, plugins: f.Plugins}
+	p := &Policy{defaults: f.Defaults, plugins: f.Plugins, sources: f.Sources}
+	for i, src := range p.sources {
+		if strings.TrimSpace(src) == "" {
+			return nil, fmt.Errorf("sources[%d] is empty", i)
+		}
+	}
 	if err := p.defaults.check(dir); err != nil {
 		return nil, fmt.Errorf("defaults: %w", err)
 	}
@@ -93,6 +100,16 @@ func Parse(data []byte, dir string) (*Policy, error) {
 		p.plugins[name] = s
 	}
 	return p, nil
+}
+
+// Sources are the module references of the file's "sources" list, for the
+// server to fetch and serve beside its directory (wasmcp serve); the host
+// itself does not read them.
+func (p *Policy) Sources() []string {
+	if p == nil {
+		return nil
+	}
+	return p.sources
 }
 
 // check validates s and makes its host paths absolute.

@@ -103,3 +103,19 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSources(t *testing.T) {
+	p, err := policy.Parse([]byte(`{"sources": ["127.0.0.1:5000/team/hello:v1", "ghcr.io/o/r@sha256:0123"]}`), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Sources(); len(got) != 2 || got[0] != "127.0.0.1:5000/team/hello:v1" {
+		t.Errorf("sources %q", got)
+	}
+	if _, err := policy.Parse([]byte(`{"sources": [""]}`), t.TempDir()); err == nil || !strings.Contains(err.Error(), "sources[0]") {
+		t.Errorf("empty source: %v", err)
+	}
+	if (*policy.Policy)(nil).Sources() != nil {
+		t.Error("a nil policy has sources")
+	}
+}
