@@ -1,8 +1,10 @@
-// A module for http_test.go, run by the real host: tool "request" makes the
-// HTTP request its arguments describe, {url, method?, headers?: [[name,
-// value]], body?: [bytes]} (no body member sends none), and returns
-// {status, url, headers, body: base64} as structured content, or a tool
-// error "status N: message". It asks for every origin the policy allows.
+// A module for http_test.go, run by the real host through
+// sdk-guest/internal/httpcheck, whose contract it keeps: tool "request"
+// makes the HTTP request its arguments describe, {url, method?, headers?:
+// [[name, value]], body?: a string} (no body member sends none), and
+// returns {status, url, headers, body: base64} as structured content, or a
+// tool error "status N: message". It asks for every origin the policy
+// allows.
 
 import {
   CallResult,
@@ -30,12 +32,8 @@ function request(args: JSONObject): CallResult {
       req.withHeader(pair.at(0)!.asString(), pair.at(1)!.asString());
     }
   }
-  const body = args.getArray("body");
-  if (body !== null) {
-    const bytes = new Uint8Array(body.length);
-    for (let i = 0; i < body.length; i++) bytes[i] = <u8>body.at(i)!.asNumber();
-    req.withBody(bytes);
-  }
+  // The body is a string of code points below 0x80, sent as their bytes.
+  if (args.has("body")) req.withText(args.getString("body"));
   const res = http(req);
   const err = res.error;
   if (err !== null) return CallResult.error("status " + (<i32>err.status).toString() + ": " + err.message);
