@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -59,6 +61,10 @@ a flag value, which ps would show) unless -insecure-no-auth says that
 something in front of wasmcp authenticates clients. Browser requests from
 other origins are refused unless allowed with -allow-origin, and a request to
 a loopback address under another Host name (DNS rebinding) gets 403.
+Beside /mcp, /healthz answers 200 while the process serves and /readyz
+answers 200 once the first load is over and DIR can be read (503 with the
+reason before, and from the moment the server starts stopping), both
+without the token and without Origin checks.
 
 -stateless, for running replicas behind a load balancer with no session
 affinity: 2025-era clients are then served without sessions too, so that any
@@ -96,10 +102,13 @@ every module again under them, without dropping clients: a newly pinned
 module is served, one no longer pinned stops serving, new grants and limits
 apply. Files that cannot be read leave the configuration in force.
 
-The server stops on SIGINT or SIGTERM: over HTTP it stops accepting
-connections, ends event streams, and lets calls in flight finish for 10s;
-then calls still running are cancelled (their guests stopped) and every
-module is closed. The exit status is 0 for such a stop.`,
+The server stops on SIGINT or SIGTERM. Over HTTP, /readyz answers 503 at
+once, a new session or a request without one gets 503 (retry elsewhere),
+event streams end, and the calls in flight get 10s to finish while the
+listener still answers (requests of open sessions, cancellations among
+them, still pass); then the listener closes. Calls still running are
+cancelled (their guests stopped) and every module is closed. The exit
+status is 0 for such a stop.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
 		var (
 			dir        string
@@ -361,7 +370,7 @@ func (s *server) run(ctx context.Context) error {
 	}()
 
 	if s.http != nil {
-		return s.serveHTTP(ctx, adapter)
+		return s.serveHTTP(ctx, adapter, h)
 	}
 	s.logger.Info("serving over stdio", "dir", s.dir, "watch", s.watch)
 	if err := adapter.Serve(ctx, os.Stdin, os.Stdout); err != nil {
@@ -383,6 +392,32 @@ func (s *server) dirLoaded(h *host.Host) <-chan struct{} {
 		return done
 	}
 	return h.Loaded()
+}
+
+// ready says why the server should not be sent traffic yet, for /readyz:
+// the first load of the directory or of the references is not over, or the
+// plugin directory cannot be read (a volume gone). A registry that cannot
+// be reached is no reason: the cached copies keep serving.
+func (s *server) ready(h *host.Host) error {
+	for _, loaded := range []<-chan struct{}{s.dirLoaded(h), s.refsLoaded} {
+		select {
+		case <-loaded:
+		default:
+			return errors.New("modules still loading")
+		}
+	}
+	if s.dir == "" {
+		return nil
+	}
+	f, err := os.Open(s.dir)
+	if err == nil {
+		_, err = f.Readdirnames(1)
+		f.Close()
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("plugin directory unreadable: %w", err)
+	}
+	return nil
 }
 
 // load loads the directory, then, unless -no-watch, keeps following it
@@ -453,22 +488,27 @@ func (s *server) reconfigure(ctx context.Context, h *host.Host) {
 const endpoint = "/mcp"
 
 // serveHTTP serves the adapter at /mcp behind the Origin check and, with a
-// token, authentication, until ctx is done.
-func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter) error {
+// token, authentication, and the probes beside it without either, until
+// ctx is done; then it drains (httpserve.Drain).
+func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter, hst *host.Host) error {
 	l := s.http
 	log := s.logger.With("component", "http")
-	var h http.Handler = adapter.HTTPHandler(l.opts)
+	drain := httpserve.NewDrain()
+	opts := l.opts
+	opts.Draining = drain.Draining
+	var h http.Handler = adapter.HTTPHandler(opts)
 	if l.token != "" {
 		h = httpserve.RequireToken(h, l.token, log)
 	}
 	h = httpserve.CheckOrigin(h, l.origins, log)
 	mux := http.NewServeMux()
-	mux.Handle(endpoint, h)
+	mux.Handle(endpoint, drain.Track(h))
+	httpserve.Health{Drain: drain, Ready: func() error { return s.ready(hst) }}.Register(mux)
 
 	url := fmt.Sprintf("http://%s%s", l.ln.Addr(), endpoint)
 	s.logger.Info("serving over HTTP", "url", url, "dir", s.dir, "watch", s.watch,
 		"stateless", l.opts.Stateless, "auth", l.token != "")
-	if err := httpserve.Serve(ctx, l.ln, mux, httpserve.Options{Logger: log, Grace: shutdownGrace}); err != nil {
+	if err := httpserve.Serve(ctx, l.ln, mux, httpserve.Options{Logger: log, Grace: shutdownGrace, Drain: drain}); err != nil {
 		return err
 	}
 	s.logger.Info("stopping on signal")

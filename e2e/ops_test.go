@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// probeGet fetches path of the server at base without a token, on a
+// connection of its own.
+func probeGet(t *testing.T, base, path string) (int, string) {
+	t.Helper()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestHealthAndDrain probes a real server through its life: /readyz is 503
+// while its modules load (when the load is slow enough to be seen), 200
+// while it serves, and 503 as soon as SIGTERM arrives, while a call in
+// flight still completes; a new session is refused meanwhile, and the
+// server exits 0 once the call is answered.
+func TestHealthAndDrain(t *testing.T) {
+	ctx := testContext(t)
+	dir := servedCopy(t, filepath.Join(pluginsDir, "clientfeatures.wasm"))
+	// A cache of its own: the Go guest compiles, so the load takes a while.
+	cmd := exec.Command(binPath, "serve", "--dir", dir, "--cache-dir", t.TempDir())
+	log := &lockedBuffer{}
+	url, stop := startHTTP(t, cmd, log)
+	base := strings.TrimSuffix(url, "/mcp")
+
+	if code, body := probeGet(t, base, "/healthz"); code != 200 {
+		t.Errorf("/healthz without a token = %d %q, want 200", code, body)
+	}
+	sawLoading := false
+	for {
+		code, body := probeGet(t, base, "/readyz")
+		if code == 200 {
+			break
+		}
+		if code != 503 || !strings.Contains(body, "loading") {
+			t.Fatalf("/readyz during the load = %d %q, want 503 naming the load", code, body)
+		}
+		sawLoading = true
+		select {
+		case <-ctx.Done():
+			t.Fatalf("never ready:\n%s", log)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Logf("503 seen while loading: %v", sawLoading)
+
+	running := make(chan struct{}, 1)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "drain", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case running <- struct{}{}:
+			default:
+			}
+		},
+	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: bearerClient(testToken)},
+		&mcp.ClientSessionOptions{ProtocolVersion: legacyProtocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{
+			Meta: mcp.Meta{"progressToken": 1}, Name: "trigger-long-running-operation",
+			Arguments: map[string]any{"duration": 3, "steps": 30},
+		})
+		done <- answer{res, err}
+	}()
+	<-running // the guest runs
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		code, body := probeGet(t, base, "/readyz")
+		if code == 503 && strings.Contains(body, "shutting down") {
+			break
+		}
+		if code != 200 {
+			t.Fatalf("/readyz after SIGTERM = %d %q, want 503 naming the shutdown", code, body)
+		}
+		select {
+		case a := <-done:
+			t.Fatalf("the call ended (%v, %v) before /readyz turned 503", a.res, a.err)
+		case <-ctx.Done():
+			t.Fatal("/readyz never turned 503")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	resp, body := rawPost(t, url, initialize, map[string]string{"Authorization": "Bearer " + testToken})
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "shutting down") {
+		t.Errorf("a new session while draining = %d %s, want 503 naming the shutdown", resp.StatusCode, body)
+	}
+	select {
+	case a := <-done:
+		t.Fatalf("the call ended (%v, %v) before the drain was checked; make it longer", a.res, a.err)
+	default:
+	}
+	a := <-done
+	if a.err != nil {
+		t.Fatalf("the call in flight failed: %v", a.err)
+	}
+	if a.res.IsError || !strings.HasPrefix(text(a.res), "Long running operation completed.") {
+		t.Fatalf("the call in flight got %q, want its result", text(a.res))
+	}
+	stop() // it must exit 0, without having cut a request
+}
