@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
@@ -68,6 +69,12 @@ type Options struct {
 	// LogArgs adds each call's arguments to its audit line. They may hold
 	// secrets or personal data, hence off by default.
 	LogArgs bool
+	// MeterProvider, if set, receives the MCP conventions'
+	// mcp.server.operation.duration of every tools/call (by tool, plugin
+	// and, for a failure, error.type) and wasmcp.sessions.open. What the
+	// engine knows (loads, memory, outbound requests) the host reports
+	// itself (host.Config.WithMeterProvider).
+	MeterProvider metric.MeterProvider
 }
 
 // DefaultMaxInFlight is the default of Options.MaxInFlight.
@@ -84,6 +91,7 @@ type Adapter struct {
 	policy *limits.Policy
 	server *mcp.Server
 	cancel func()
+	meters *meters
 
 	mu      sync.Mutex
 	servers []served // every server the tools are registered with; guarded by mu
@@ -113,6 +121,12 @@ func New(h Host, opts Options) *Adapter {
 	}
 	a := &Adapter{host: h, logger: opts.Logger, opts: opts, policy: limits.New(opts.Limits)}
 	a.server = a.newServer(true, false, false)
+	var err error
+	if a.meters, err = newMeters(opts.MeterProvider, a.sessions); err != nil {
+		// Only a provider that refuses the instruments' names fails here.
+		a.logger.Error("metrics of the MCP adapter not recorded", "error", err)
+		a.meters, _ = newMeters(nil, a.sessions)
+	}
 	// Subscribe delivers the tools served now, then every change.
 	a.cancel = h.Subscribe(a.onChange)
 	return a
@@ -152,7 +166,19 @@ func (a *Adapter) newServer(listChanged, stateless, withTools bool) *mcp.Server 
 }
 
 // Close stops following the host's changes. It does not close the host.
-func (a *Adapter) Close() { a.cancel() }
+func (a *Adapter) Close() {
+	a.cancel()
+	_ = a.meters.observing.Unregister()
+}
+
+// sessions counts the sessions open on the adapter's stateful server.
+func (a *Adapter) sessions() int {
+	n := 0
+	for range a.server.Sessions() {
+		n++
+	}
+	return n
+}
 
 // onChange registers added and updated tools with every server and removes
 // removed ones. go-sdk tells clients of any of it with one debounced

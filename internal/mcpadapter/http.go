@@ -97,13 +97,7 @@ func (a *Adapter) HTTPHandler(opts HTTPOptions) http.Handler {
 		legacy := base
 		legacy.SessionTimeout = opts.SessionTimeout
 		router.legacy = handler(a.server, legacy)
-		router.sessions = func() int {
-			n := 0
-			for range a.server.Sessions() {
-				n++
-			}
-			return n
-		}
+		router.sessions = a.sessions
 	}
 	return &checkRequests{next: router, opts: opts, maxBatch: a.opts.MaxInFlight, logger: a.logger}
 }
