@@ -3,9 +3,12 @@ package e2e
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -131,4 +134,112 @@ func TestHealthAndDrain(t *testing.T) {
 		t.Fatalf("the call in flight got %q, want its result", text(a.res))
 	}
 	stop() // it must exit 0, without having cut a request
+}
+
+// scrape reads url (a /metrics endpoint) with token, if any, and returns
+// the count of mcp_server_operation_duration_seconds by "tool" or
+// "tool:error_type", and the whole text.
+func scrape(t *testing.T, url, token string) (map[string]int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s = %d %s", url, resp.StatusCode, b)
+	}
+	counts := map[string]int{}
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(line, "mcp_server_operation_duration_seconds_count{")
+		if !ok {
+			continue
+		}
+		labels, value, _ := strings.Cut(rest, "} ")
+		l := map[string]string{}
+		for _, m := range promLabel.FindAllStringSubmatch(labels, -1) {
+			l[m[1]] = m[2]
+		}
+		key := l["gen_ai_tool_name"]
+		if e := l["error_type"]; e != "" {
+			key += ":" + e
+		}
+		n, _ := strconv.Atoi(value)
+		counts[key] += n
+	}
+	return counts, string(b)
+}
+
+var promLabel = regexp.MustCompile(`(\w+)="([^"]*)"`)
+
+// TestMetricsCountCalls makes calls of every outcome from a go-sdk client
+// and reads them back from /metrics as Prometheus text: behind the token on
+// the MCP listener, without it on the -metrics one.
+func TestMetricsCountCalls(t *testing.T) {
+	s := startServer(t, servedCopy(t, wat("hostile"), wat("hello")), serverOptions{
+		protocol: legacyProtocol,
+		http:     true,
+		args:     []string{"--timeout", "1s", "--memory", "2MiB", "--tool-rate", "0.001", "--metrics", "127.0.0.1:0"},
+	})
+	wantOK(t, s.call(t, "ping", `{}`))
+	wantOK(t, s.call(t, "ping", `{}`)) // the rate is per tool: ping's second call is refused
+	wantToolError(t, s.call(t, "spin", `{}`), "timed out")
+	wantToolError(t, s.call(t, "bomb", `{}`), "memory")
+	wantOK(t, s.call(t, "hello", ``))
+
+	metricsURL := strings.TrimSuffix(s.url, "/mcp") + "/metrics"
+	if resp, body := rawGet(t, metricsURL); resp != http.StatusUnauthorized {
+		t.Errorf("/metrics on the MCP listener without the token = %d %s, want 401", resp, body)
+	}
+	want := map[string]int{"ping": 1, "ping:rate_limited": 1, "spin:timeout": 1, "bomb:memory": 1, "hello": 1}
+	counts, text := scrape(t, metricsURL, testToken)
+	if !maps.Equal(counts, want) {
+		t.Errorf("calls counted %v, want %v\n%s", counts, want, text)
+	}
+	for _, series := range []string{
+		`wasmcp_module_loads_total{`, `wasmcp_plugin="hostile"`, `wasmcp_sessions_open{`, `wasmcp_guest_memory_peak_bytes{`,
+		`wasmcp_reload_duration_seconds_count{`,
+	} {
+		if !strings.Contains(text, series) {
+			t.Errorf("no %s in /metrics", series)
+		}
+	}
+
+	m := opsURL.FindStringSubmatch(s.stderr.String())
+	if m == nil {
+		t.Fatalf("no -metrics listener in the log:\n%s", s.stderr)
+	}
+	if counts, text := scrape(t, m[1], ""); !maps.Equal(counts, want) {
+		t.Errorf("-metrics listener: calls counted %v, want %v\n%s", counts, want, text)
+	}
+	if code, body := probeGet(t, strings.TrimSuffix(m[1], "/metrics"), "/readyz"); code != 200 {
+		t.Errorf("/readyz on the -metrics listener = %d %s", code, body)
+	}
+}
+
+// opsURL finds the -metrics endpoint in the server's log.
+var opsURL = regexp.MustCompile(`serving metrics and probes"? "?url"?[=:]"?(http://[^"\s]+)`)
+
+// rawGet fetches url without credentials.
+func rawGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/internal/httpserve"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
+	"github.com/wasmcp/wasmcp/internal/metrics"
 	"github.com/wasmcp/wasmcp/internal/oci"
 )
 
@@ -64,7 +65,15 @@ a loopback address under another Host name (DNS rebinding) gets 403.
 Beside /mcp, /healthz answers 200 while the process serves and /readyz
 answers 200 once the first load is over and DIR can be read (503 with the
 reason before, and from the moment the server starts stopping), both
-without the token and without Origin checks.
+without the token and without Origin checks. /metrics serves OpenTelemetry
+metrics in the Prometheus text format, behind the same token and Origin
+check as /mcp: tools/call durations and outcomes by tool and plugin
+(mcp_server_operation_duration_seconds), sessions open, module loads,
+reloads, guest memory high-water marks and guests' outbound requests.
+
+-metrics ADDR serves /metrics, /healthz and /readyz on a listener of their
+own, without a token: the way to scrape a stdio server, or to keep the
+scrape port apart from the MCP port. A missing host in ADDR is 127.0.0.1.
 
 -stateless, for running replicas behind a load balancer with no session
 affinity: 2025-era clients are then served without sessions too, so that any
@@ -122,6 +131,7 @@ status is 0 for such a stop.`,
 			pol        policyFlags
 			reg        registryFlags
 			plugins    []string
+			opsAddr    string
 		)
 		fs.StringVar(&dir, "dir", "", "`directory` of *.wasm modules to serve (required without -plugin or sources)")
 		fs.Func("plugin", "serve the module of OCI reference `REF` too (repeatable)", func(ref string) error {
@@ -131,6 +141,8 @@ status is 0 for such a stop.`,
 			plugins = append(plugins, ref)
 			return nil
 		})
+		fs.StringVar(&opsAddr, "metrics", "", "serve /metrics, /healthz and /readyz at http://`ADDR`/ as well, without a token\n"+
+			"(HOST:PORT, :PORT or PORT; a missing host is 127.0.0.1): for stdio, or a scrape port of its own")
 		fs.BoolVar(&noWatch, "no-watch", false, "do not reload modules when DIR changes")
 		fs.BoolVar(&waitLoaded, "wait-loaded", false, "answer no client before every module of DIR has loaded (or failed to)")
 		fs.IntVar(&inFlight, "max-in-flight", mcpadapter.DefaultMaxInFlight, "requests one stdio client may have served at once; the server reads\n"+
@@ -215,6 +227,22 @@ status is 0 for such a stop.`,
 			}
 			s.operator.Store(operator)
 			s.adapter.Limits.PerPlugin = pluginLimits(&s.operator)
+			if httpf.addr != "" || opsAddr != "" {
+				if s.metrics, err = metrics.New(version()); err != nil {
+					return err
+				}
+				s.cfg = s.cfg.WithMeterProvider(s.metrics.MeterProvider())
+				s.adapter.MeterProvider = s.metrics.MeterProvider()
+			}
+			if opsAddr != "" {
+				addr, err := httpserve.ListenAddress(opsAddr)
+				if err != nil {
+					return usageErrorf("-metrics: %v", err)
+				}
+				if s.opsLn, err = net.Listen("tcp", addr); err != nil {
+					return fmt.Errorf("-metrics: %w", err)
+				}
+			}
 			if httpf.addr != "" {
 				if s.http, err = newHTTPListener(&httpf, logger); err != nil {
 					return err
@@ -261,6 +289,12 @@ type server struct {
 	sources *sources
 	// refsLoaded is closed once the references have loaded the first time.
 	refsLoaded chan struct{}
+	// metrics is the meter provider read at /metrics; nil without -http
+	// and -metrics. opsLn is the listener of -metrics.
+	metrics *metrics.Exporter
+	opsLn   net.Listener
+	// drain fails /readyz, and refuses new sessions, once the server stops.
+	drain *httpserve.Drain
 }
 
 // httpListener is the HTTP side of a server, bound before the modules load
@@ -305,8 +339,16 @@ func (s *server) run(ctx context.Context) error {
 	if s.http != nil {
 		defer s.http.ln.Close()
 	}
+	if s.opsLn != nil {
+		defer s.opsLn.Close()
+	}
+	if s.metrics != nil {
+		defer s.metrics.Shutdown(context.Background())
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	s.drain = httpserve.NewDrain()
+	defer context.AfterFunc(ctx, s.drain.Begin)()
 
 	h, err := host.New(ctx, s.cfg)
 	if err != nil {
@@ -344,6 +386,24 @@ func (s *server) run(ctx context.Context) error {
 				return nil
 			}
 		}
+	}
+
+	if s.opsLn != nil {
+		// Up until the server is done, so that probes see the drain.
+		opsCtx, stopOps := context.WithCancel(context.Background())
+		opsDone := make(chan struct{})
+		go func() {
+			defer close(opsDone)
+			log := s.logger.With("component", "metrics")
+			if err := httpserve.Serve(opsCtx, s.opsLn, s.opsMux(h), httpserve.Options{Logger: log, Grace: time.Second}); err != nil {
+				log.Error("metrics listener stopped", "error", err)
+			}
+		}()
+		defer func() {
+			stopOps()
+			<-opsDone
+		}()
+		s.logger.Info("serving metrics and probes", "url", fmt.Sprintf("http://%s/metrics", s.opsLn.Addr()))
 	}
 
 	// SIGHUP reads the policy, lock and key files again. Registered after
@@ -392,6 +452,15 @@ func (s *server) dirLoaded(h *host.Host) <-chan struct{} {
 		return done
 	}
 	return h.Loaded()
+}
+
+// opsMux serves the listener of -metrics: /metrics and the probes, without
+// authentication.
+func (s *server) opsMux(h *host.Host) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.Handler())
+	httpserve.Health{Drain: s.drain, Ready: func() error { return s.ready(h) }}.Register(mux)
+	return mux
 }
 
 // ready says why the server should not be sent traffic yet, for /readyz:
@@ -493,16 +562,20 @@ const endpoint = "/mcp"
 func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter, hst *host.Host) error {
 	l := s.http
 	log := s.logger.With("component", "http")
-	drain := httpserve.NewDrain()
+	drain := s.drain
 	opts := l.opts
 	opts.Draining = drain.Draining
-	var h http.Handler = adapter.HTTPHandler(opts)
-	if l.token != "" {
-		h = httpserve.RequireToken(h, l.token, log)
+	guard := func(h http.Handler) http.Handler {
+		if l.token != "" {
+			h = httpserve.RequireToken(h, l.token, log)
+		}
+		return httpserve.CheckOrigin(h, l.origins, log)
 	}
-	h = httpserve.CheckOrigin(h, l.origins, log)
 	mux := http.NewServeMux()
-	mux.Handle(endpoint, drain.Track(h))
+	mux.Handle(endpoint, drain.Track(guard(adapter.HTTPHandler(opts))))
+	// Behind the token: tool and plugin names and traffic are not for
+	// whoever reaches the port. -metrics serves them without it.
+	mux.Handle("GET /metrics", guard(s.metrics.Handler()))
 	httpserve.Health{Drain: drain, Ready: func() error { return s.ready(hst) }}.Register(mux)
 
 	url := fmt.Sprintf("http://%s%s", l.ln.Addr(), endpoint)

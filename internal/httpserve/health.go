@@ -97,8 +97,10 @@ func (d *Drain) done() {
 	d.closeIfIdle()
 }
 
-// begin starts the drain.
-func (d *Drain) begin() {
+// Begin starts the drain; Serve calls it when its context is done. A
+// server without an HTTP listener of its own (stdio) calls it to fail
+// /readyz on another listener.
+func (d *Drain) Begin() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.draining = true

@@ -33,7 +33,7 @@ func TestHealth(t *testing.T) {
 	}{
 		{"loading", func() {}, 503, "modules still loading"},
 		{"ready", func() { notReady = nil }, 200, "ready"},
-		{"draining", drain.begin, 503, "shutting down"},
+		{"draining", drain.Begin, 503, "shutting down"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.setup()

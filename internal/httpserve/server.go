@@ -55,7 +55,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts Options) e
 	}
 
 	if opts.Drain != nil {
-		opts.Drain.begin()
+		opts.Drain.Begin()
 	}
 	endStreams()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), opts.Grace)
