@@ -366,6 +366,24 @@ func (s *server) run(ctx context.Context) error {
 	adapter := mcpadapter.New(h, s.adapter)
 	defer adapter.Close()
 
+	if s.opsLn != nil {
+		// Up until the server is done, so that probes see the drain.
+		opsCtx, stopOps := context.WithCancel(context.Background())
+		opsDone := make(chan struct{})
+		go func() {
+			defer close(opsDone)
+			log := s.logger.With("component", "metrics")
+			if err := httpserve.Serve(opsCtx, s.opsLn, s.opsMux(h), httpserve.Options{Logger: log, Grace: time.Second}); err != nil {
+				log.Error("metrics listener stopped", "error", err)
+			}
+		}()
+		defer func() {
+			stopOps()
+			<-opsDone
+		}()
+		s.logger.Info("serving metrics and probes", "url", fmt.Sprintf("http://%s/metrics", s.opsLn.Addr()))
+	}
+
 	// The modules load in the background, each served as it loads, so that
 	// clients are answered while large modules compile.
 	loadCtx, stopLoading := context.WithCancel(ctx)
@@ -386,24 +404,6 @@ func (s *server) run(ctx context.Context) error {
 				return nil
 			}
 		}
-	}
-
-	if s.opsLn != nil {
-		// Up until the server is done, so that probes see the drain.
-		opsCtx, stopOps := context.WithCancel(context.Background())
-		opsDone := make(chan struct{})
-		go func() {
-			defer close(opsDone)
-			log := s.logger.With("component", "metrics")
-			if err := httpserve.Serve(opsCtx, s.opsLn, s.opsMux(h), httpserve.Options{Logger: log, Grace: time.Second}); err != nil {
-				log.Error("metrics listener stopped", "error", err)
-			}
-		}()
-		defer func() {
-			stopOps()
-			<-opsDone
-		}()
-		s.logger.Info("serving metrics and probes", "url", fmt.Sprintf("http://%s/metrics", s.opsLn.Addr()))
 	}
 
 	// SIGHUP reads the policy, lock and key files again. Registered after
