@@ -23,6 +23,7 @@ import (
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
 	"github.com/wasmcp/wasmcp/internal/metrics"
 	"github.com/wasmcp/wasmcp/internal/oci"
+	"github.com/wasmcp/wasmcp/internal/tracing"
 )
 
 var serveCmd = command{
@@ -74,6 +75,13 @@ reloads, guest memory high-water marks and guests' outbound requests.
 -metrics ADDR serves /metrics, /healthz and /readyz on a listener of their
 own, without a token: the way to scrape a stdio server, or to keep the
 scrape port apart from the MCP port. A missing host in ADDR is 127.0.0.1.
+
+With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) in
+the environment, each tools/call is a span exported by OTLP over HTTP,
+configured by the standard OTEL_* variables. A span continues the
+client's W3C trace context: traceparent and tracestate in the request's
+_meta, or else in its HTTP headers. A call's audit line names its trace
+(trace_id) whenever the client sent one, exported or not.
 
 -stateless, for running replicas behind a load balancer with no session
 affinity: 2025-era clients are then served without sessions too, so that any
@@ -234,6 +242,12 @@ status is 0 for such a stop.`,
 				s.cfg = s.cfg.WithMeterProvider(s.metrics.MeterProvider())
 				s.adapter.MeterProvider = s.metrics.MeterProvider()
 			}
+			if tracing.Enabled() {
+				if s.traces, err = tracing.New(ctx, version()); err != nil {
+					return err
+				}
+				s.adapter.TracerProvider = s.traces.TracerProvider()
+			}
 			if opsAddr != "" {
 				addr, err := httpserve.ListenAddress(opsAddr)
 				if err != nil {
@@ -293,6 +307,9 @@ type server struct {
 	// and -metrics. opsLn is the listener of -metrics.
 	metrics *metrics.Exporter
 	opsLn   net.Listener
+	// traces exports the spans of calls; nil unless the environment names
+	// an OTLP endpoint.
+	traces *tracing.Exporter
 	// drain fails /readyz, and refuses new sessions, once the server stops.
 	drain *httpserve.Drain
 }
@@ -344,6 +361,17 @@ func (s *server) run(ctx context.Context) error {
 	}
 	if s.metrics != nil {
 		defer s.metrics.Shutdown(context.Background())
+	}
+	if s.traces != nil {
+		defer func() {
+			// The last calls' spans, within a bound: a collector that is
+			// gone must not hold the exit.
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := s.traces.Shutdown(sctx); err != nil {
+				s.logger.Warn("spans not exported", "error", err)
+			}
+		}()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
@@ -75,6 +76,11 @@ type Options struct {
 	// engine knows (loads, memory, outbound requests) the host reports
 	// itself (host.Config.WithMeterProvider).
 	MeterProvider metric.MeterProvider
+	// TracerProvider, if set, receives one span per tools/call, continuing
+	// the client's W3C trace context (the request's _meta, else its HTTP
+	// headers). Without one the client's trace id still reaches the audit
+	// line.
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultMaxInFlight is the default of Options.MaxInFlight.
@@ -92,6 +98,7 @@ type Adapter struct {
 	server *mcp.Server
 	cancel func()
 	meters *meters
+	tracer trace.Tracer
 
 	mu      sync.Mutex
 	servers []served // every server the tools are registered with; guarded by mu
@@ -119,7 +126,7 @@ func New(h Host, opts Options) *Adapter {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = host.DefaultTimeout
 	}
-	a := &Adapter{host: h, logger: opts.Logger, opts: opts, policy: limits.New(opts.Limits)}
+	a := &Adapter{host: h, logger: opts.Logger, opts: opts, policy: limits.New(opts.Limits), tracer: newTracer(opts.TracerProvider)}
 	a.server = a.newServer(true, false, false)
 	var err error
 	if a.meters, err = newMeters(opts.MeterProvider, a.sessions); err != nil {
@@ -237,6 +244,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 		args:    req.Params.Arguments,
 		start:   time.Now(),
 	}
+	ctx, rec.span = a.startSpan(ctx, req)
 	var res *host.Result
 	defer func() { a.record(ctx, &rec, res, err) }()
 

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wasmcp/wasmcp/host"
 )
 
@@ -35,6 +37,7 @@ type callRecord struct {
 	args          json.RawMessage
 	start         time.Time
 	outcome       string // set when decided before the host ran; else derived from the result
+	span          trace.Span
 }
 
 // record measures a finished call and writes its audit line: res is the
@@ -55,6 +58,7 @@ func (a *Adapter) record(ctx context.Context, r *callRecord, res *host.Result, e
 		}
 	}
 	a.meters.recordCall(ctx, r, outcome, took)
+	defer endSpan(r.span, r, outcome)
 	if a.opts.Audit == nil {
 		return
 	}
@@ -67,6 +71,9 @@ func (a *Adapter) record(ctx context.Context, r *callRecord, res *host.Result, e
 		slog.String("outcome", outcome),
 		slog.Int("bytes_in", len(r.args)),
 		slog.Int("bytes_out", resultBytes(res)),
+	}
+	if sc := r.span.SpanContext(); sc.HasTraceID() {
+		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
 	}
 	if a.opts.LogArgs {
 		attrs = append(attrs, auditArgs(r.args)...)
