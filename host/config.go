@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/wasmcp/wasmcp/host/internal/egress"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
@@ -49,6 +51,7 @@ type Config struct {
 	// policy and trust: see permissions.go.
 	policy *policy.Policy
 	trust  *trust.Policy
+	meters metric.MeterProvider
 
 	// settle overrides the watcher's settle time; zero keeps its default.
 	// Only this package's tests set it, to make hot reload tests quicker.
@@ -110,6 +113,16 @@ func (c Config) WithMaxOutput(bytes int) Config { c.maxOutput = bytes; return c 
 // WithLogger sets where the host's and the guests' log lines go. Nil means
 // slog.Default().
 func (c Config) WithLogger(l *slog.Logger) Config { c.logger = l; return c }
+
+// WithMeterProvider sets where the host reports what only it knows, with
+// the OpenTelemetry metric API: module loads by result
+// (wasmcp.module.loads), the duration of each load of a set of modules
+// (wasmcp.reload.duration), the modules open (wasmcp.modules.open), the
+// high-water mark of each plugin's guest memory (wasmcp.guest.memory.peak)
+// and guests' outbound HTTP requests by granted origin and outcome
+// (wasmcp.guest.http.requests). Nil, the default, records nothing, at the
+// cost of no-op calls.
+func (c Config) WithMeterProvider(mp metric.MeterProvider) Config { c.meters = mp; return c }
 
 // validate reports the first invalid setting and returns the memory limit in
 // pages.

@@ -11,13 +11,17 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
 	"github.com/wasmcp/wasmcp/host/internal/registry"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
+	"github.com/wasmcp/wasmcp/host/internal/telemetry"
 )
 
 // Tool is a served tool: its definition and the module serving it.
@@ -129,6 +133,9 @@ type Host struct {
 	reg     *registry.Registry
 	open    atomic.Int64 // modules loaded and not yet closed
 	reclaim *reclaimer
+	inst    *telemetry.Instruments
+	// observing stops the callback of the observable instruments.
+	observing metric.Registration
 
 	// loading serialises the loaders (LoadDir, LoadFile, Watch batches,
 	// Reconfigure) so that an older read of a file never replaces a newer
@@ -197,6 +204,9 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 			return nil, fmt.Errorf("config: plugin directory %s: %w", cfg.dir, err)
 		}
 	}
+	if h.inst, err = telemetry.New(cfg.meters); err != nil {
+		return nil, fmt.Errorf("config: meter provider: %w", err)
+	}
 	h.stopCtx, h.stop = context.WithCancel(context.Background())
 	var claims registry.ClaimStore
 	h.cache, claims = openCache(cfg.cacheDir, h.dir, h.log)
@@ -206,15 +216,46 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	h.opts = plugin.Options{
 		Sandbox: sandbox.Options{
-			Limits:   sandbox.Limits{MemoryPages: pages, Timeout: cfg.timeout, ClientTimeout: cfg.clientTimeout, MaxOutput: uint32(cfg.maxOutput)},
-			Runtime:  h.runtime,
-			Logger:   h.log,
-			Resolver: cfg.resolver,
+			Limits:      sandbox.Limits{MemoryPages: pages, Timeout: cfg.timeout, ClientTimeout: cfg.clientTimeout, MaxOutput: uint32(cfg.maxOutput)},
+			Runtime:     h.runtime,
+			Logger:      h.log,
+			Resolver:    cfg.resolver,
+			Instruments: h.inst,
 		},
 		MaxInput: cfg.maxInput,
 	}
 	h.reg = registry.New(registry.Options{Logger: h.log, Claims: claims})
+	if h.observing, err = h.observe(); err != nil {
+		_ = h.runtime.Close(ctx)
+		_ = h.cache.Close(ctx)
+		return nil, fmt.Errorf("config: meter provider: %w", err)
+	}
 	return h, nil
+}
+
+// observe registers the host's observable instruments: the modules open.
+func (h *Host) observe() (metric.Registration, error) {
+	open, err := h.inst.Meter.Int64ObservableUpDownCounter("wasmcp.modules.open", metric.WithUnit("{module}"),
+		metric.WithDescription("Modules loaded and not yet closed, old versions still finishing calls included."))
+	if err != nil {
+		return nil, err
+	}
+	return h.inst.Meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		o.ObserveInt64(open, h.open.Load())
+		return nil
+	}, open)
+}
+
+// recordReload records the duration of one load of a set of modules.
+func (h *Host) recordReload(ctx context.Context, trigger string, start time.Time) {
+	h.inst.ReloadDuration.Record(ctx, time.Since(start).Seconds(),
+		metric.WithAttributes(telemetry.TriggerKey.String(trigger)))
+}
+
+// recordLoad counts one attempt to load the module of plugin name.
+func (h *Host) recordLoad(ctx context.Context, name, result string) {
+	h.inst.ModuleLoads.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(
+		telemetry.PluginKey.String(name), telemetry.ResultKey.String(result))))
 }
 
 // openCache returns the compilation cache and, when there is a plugin
@@ -375,6 +416,7 @@ func (h *Host) Close(ctx context.Context) error {
 	h.markLoaded()
 	h.stop()
 	h.reclaim.stop()
+	_ = h.observing.Unregister()
 	h.watchers.Wait()
 	// A load in progress finishes before the registry closes; its Update
 	// then closes what it loaded.

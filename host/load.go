@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
 	"github.com/wasmcp/wasmcp/host/internal/registry"
@@ -55,6 +56,7 @@ func (h *Host) LoadFile(ctx context.Context, path string) error {
 	}
 	h.loading.Lock()
 	defer h.loading.Unlock()
+	defer h.recordReload(ctx, "file", time.Now())
 	m, err := h.load(ctx, abs, h.reg.Snapshot())
 	if err != nil || m == nil {
 		return err
@@ -150,6 +152,7 @@ func (h *Host) syncDir(ctx context.Context) error {
 	defer h.markLoaded()
 	h.loading.Lock()
 	defer h.loading.Unlock()
+	defer h.recordReload(ctx, "load", time.Now())
 	return h.syncDirLocked(ctx, false, true)
 }
 
@@ -226,6 +229,7 @@ func (h *Host) Reconfigure(ctx context.Context, p *policy.Policy, t *trust.Polic
 	defer h.loading.Unlock()
 	h.cfg.policy, h.cfg.trust = p, t
 	h.generation++
+	defer h.recordReload(ctx, "reconfigure", time.Now())
 	return h.syncDirLocked(ctx, true, false)
 }
 
@@ -234,6 +238,7 @@ func (h *Host) Reconfigure(ctx context.Context, p *policy.Policy, t *trust.Polic
 func (h *Host) apply(ctx context.Context, batch []watcher.Event) {
 	h.loading.Lock()
 	defer h.loading.Unlock()
+	defer h.recordReload(ctx, "watch", time.Now())
 	s := h.reg.Snapshot()
 	var changed, gone []string
 	for _, e := range batch {
@@ -377,9 +382,15 @@ func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot) (*mo
 	if err != nil {
 		if ctx.Err() == nil {
 			h.recordFailure(path, digest)
+			result := "failed"
+			if errors.As(err, new(*trust.RefusedError)) {
+				result = "refused"
+			}
+			h.recordLoad(ctx, pluginName(path), result)
 		}
 		return nil, err
 	}
+	h.recordLoad(ctx, p.Name(), "loaded")
 	h.forgetFailure(path)
 	h.open.Add(1)
 	return &module{Plugin: p, open: &h.open, generation: h.generation}, nil

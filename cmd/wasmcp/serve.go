@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,7 +21,9 @@ import (
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/internal/httpserve"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
+	"github.com/wasmcp/wasmcp/internal/metrics"
 	"github.com/wasmcp/wasmcp/internal/oci"
+	"github.com/wasmcp/wasmcp/internal/tracing"
 )
 
 var serveCmd = command{
@@ -59,6 +63,25 @@ a flag value, which ps would show) unless -insecure-no-auth says that
 something in front of wasmcp authenticates clients. Browser requests from
 other origins are refused unless allowed with -allow-origin, and a request to
 a loopback address under another Host name (DNS rebinding) gets 403.
+Beside /mcp, /healthz answers 200 while the process serves and /readyz
+answers 200 once the first load is over and DIR can be read (503 with the
+reason before, and from the moment the server starts stopping), both
+without the token and without Origin checks. /metrics serves OpenTelemetry
+metrics in the Prometheus text format, behind the same token and Origin
+check as /mcp: tools/call durations and outcomes by tool and plugin
+(mcp_server_operation_duration_seconds), sessions open, module loads,
+reloads, guest memory high-water marks and guests' outbound requests.
+
+-metrics ADDR serves /metrics, /healthz and /readyz on a listener of their
+own, without a token: the way to scrape a stdio server, or to keep the
+scrape port apart from the MCP port. A missing host in ADDR is 127.0.0.1.
+
+With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) in
+the environment, each tools/call is a span exported by OTLP over HTTP,
+configured by the standard OTEL_* variables. A span continues the
+client's W3C trace context: traceparent and tracestate in the request's
+_meta, or else in its HTTP headers. A call's audit line names its trace
+(trace_id) whenever the client sent one, exported or not.
 
 -stateless, for running replicas behind a load balancer with no session
 affinity: 2025-era clients are then served without sessions too, so that any
@@ -96,10 +119,13 @@ every module again under them, without dropping clients: a newly pinned
 module is served, one no longer pinned stops serving, new grants and limits
 apply. Files that cannot be read leave the configuration in force.
 
-The server stops on SIGINT or SIGTERM: over HTTP it stops accepting
-connections, ends event streams, and lets calls in flight finish for 10s;
-then calls still running are cancelled (their guests stopped) and every
-module is closed. The exit status is 0 for such a stop.`,
+The server stops on SIGINT or SIGTERM. Over HTTP, /readyz answers 503 at
+once, a new session or a request without one gets 503 (retry elsewhere),
+event streams end, and the calls in flight get 10s to finish while the
+listener still answers (requests of open sessions, cancellations among
+them, still pass); then the listener closes. Calls still running are
+cancelled (their guests stopped) and every module is closed. The exit
+status is 0 for such a stop.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
 		var (
 			dir        string
@@ -113,6 +139,7 @@ module is closed. The exit status is 0 for such a stop.`,
 			pol        policyFlags
 			reg        registryFlags
 			plugins    []string
+			opsAddr    string
 		)
 		fs.StringVar(&dir, "dir", "", "`directory` of *.wasm modules to serve (required without -plugin or sources)")
 		fs.Func("plugin", "serve the module of OCI reference `REF` too (repeatable)", func(ref string) error {
@@ -122,6 +149,8 @@ module is closed. The exit status is 0 for such a stop.`,
 			plugins = append(plugins, ref)
 			return nil
 		})
+		fs.StringVar(&opsAddr, "metrics", "", "serve /metrics, /healthz and /readyz at http://`ADDR`/ as well, without a token\n"+
+			"(HOST:PORT, :PORT or PORT; a missing host is 127.0.0.1): for stdio, or a scrape port of its own")
 		fs.BoolVar(&noWatch, "no-watch", false, "do not reload modules when DIR changes")
 		fs.BoolVar(&waitLoaded, "wait-loaded", false, "answer no client before every module of DIR has loaded (or failed to)")
 		fs.IntVar(&inFlight, "max-in-flight", mcpadapter.DefaultMaxInFlight, "requests one stdio client may have served at once; the server reads\n"+
@@ -206,6 +235,28 @@ module is closed. The exit status is 0 for such a stop.`,
 			}
 			s.operator.Store(operator)
 			s.adapter.Limits.PerPlugin = pluginLimits(&s.operator)
+			if httpf.addr != "" || opsAddr != "" {
+				if s.metrics, err = metrics.New(version()); err != nil {
+					return err
+				}
+				s.cfg = s.cfg.WithMeterProvider(s.metrics.MeterProvider())
+				s.adapter.MeterProvider = s.metrics.MeterProvider()
+			}
+			if tracing.Enabled() {
+				if s.traces, err = tracing.New(ctx, version()); err != nil {
+					return err
+				}
+				s.adapter.TracerProvider = s.traces.TracerProvider()
+			}
+			if opsAddr != "" {
+				addr, err := httpserve.ListenAddress(opsAddr)
+				if err != nil {
+					return usageErrorf("-metrics: %v", err)
+				}
+				if s.opsLn, err = net.Listen("tcp", addr); err != nil {
+					return fmt.Errorf("-metrics: %w", err)
+				}
+			}
 			if httpf.addr != "" {
 				if s.http, err = newHTTPListener(&httpf, logger); err != nil {
 					return err
@@ -252,6 +303,15 @@ type server struct {
 	sources *sources
 	// refsLoaded is closed once the references have loaded the first time.
 	refsLoaded chan struct{}
+	// metrics is the meter provider read at /metrics; nil without -http
+	// and -metrics. opsLn is the listener of -metrics.
+	metrics *metrics.Exporter
+	opsLn   net.Listener
+	// traces exports the spans of calls; nil unless the environment names
+	// an OTLP endpoint.
+	traces *tracing.Exporter
+	// drain fails /readyz, and refuses new sessions, once the server stops.
+	drain *httpserve.Drain
 }
 
 // httpListener is the HTTP side of a server, bound before the modules load
@@ -296,8 +356,27 @@ func (s *server) run(ctx context.Context) error {
 	if s.http != nil {
 		defer s.http.ln.Close()
 	}
+	if s.opsLn != nil {
+		defer s.opsLn.Close()
+	}
+	if s.metrics != nil {
+		defer s.metrics.Shutdown(context.Background())
+	}
+	if s.traces != nil {
+		defer func() {
+			// The last calls' spans, within a bound: a collector that is
+			// gone must not hold the exit.
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := s.traces.Shutdown(sctx); err != nil {
+				s.logger.Warn("spans not exported", "error", err)
+			}
+		}()
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	s.drain = httpserve.NewDrain()
+	defer context.AfterFunc(ctx, s.drain.Begin)()
 
 	h, err := host.New(ctx, s.cfg)
 	if err != nil {
@@ -314,6 +393,24 @@ func (s *server) run(ctx context.Context) error {
 
 	adapter := mcpadapter.New(h, s.adapter)
 	defer adapter.Close()
+
+	if s.opsLn != nil {
+		// Up until the server is done, so that probes see the drain.
+		opsCtx, stopOps := context.WithCancel(context.Background())
+		opsDone := make(chan struct{})
+		go func() {
+			defer close(opsDone)
+			log := s.logger.With("component", "metrics")
+			if err := httpserve.Serve(opsCtx, s.opsLn, s.opsMux(h), httpserve.Options{Logger: log, Grace: time.Second}); err != nil {
+				log.Error("metrics listener stopped", "error", err)
+			}
+		}()
+		defer func() {
+			stopOps()
+			<-opsDone
+		}()
+		s.logger.Info("serving metrics and probes", "url", fmt.Sprintf("http://%s/metrics", s.opsLn.Addr()))
+	}
 
 	// The modules load in the background, each served as it loads, so that
 	// clients are answered while large modules compile.
@@ -361,7 +458,7 @@ func (s *server) run(ctx context.Context) error {
 	}()
 
 	if s.http != nil {
-		return s.serveHTTP(ctx, adapter)
+		return s.serveHTTP(ctx, adapter, h)
 	}
 	s.logger.Info("serving over stdio", "dir", s.dir, "watch", s.watch)
 	if err := adapter.Serve(ctx, os.Stdin, os.Stdout); err != nil {
@@ -383,6 +480,41 @@ func (s *server) dirLoaded(h *host.Host) <-chan struct{} {
 		return done
 	}
 	return h.Loaded()
+}
+
+// opsMux serves the listener of -metrics: /metrics and the probes, without
+// authentication.
+func (s *server) opsMux(h *host.Host) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.Handler())
+	httpserve.Health{Drain: s.drain, Ready: func() error { return s.ready(h) }}.Register(mux)
+	return mux
+}
+
+// ready says why the server should not be sent traffic yet, for /readyz:
+// the first load of the directory or of the references is not over, or the
+// plugin directory cannot be read (a volume gone). A registry that cannot
+// be reached is no reason: the cached copies keep serving.
+func (s *server) ready(h *host.Host) error {
+	for _, loaded := range []<-chan struct{}{s.dirLoaded(h), s.refsLoaded} {
+		select {
+		case <-loaded:
+		default:
+			return errors.New("modules still loading")
+		}
+	}
+	if s.dir == "" {
+		return nil
+	}
+	f, err := os.Open(s.dir)
+	if err == nil {
+		_, err = f.Readdirnames(1)
+		f.Close()
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("plugin directory unreadable: %w", err)
+	}
+	return nil
 }
 
 // load loads the directory, then, unless -no-watch, keeps following it
@@ -453,22 +585,31 @@ func (s *server) reconfigure(ctx context.Context, h *host.Host) {
 const endpoint = "/mcp"
 
 // serveHTTP serves the adapter at /mcp behind the Origin check and, with a
-// token, authentication, until ctx is done.
-func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter) error {
+// token, authentication, and the probes beside it without either, until
+// ctx is done; then it drains (httpserve.Drain).
+func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter, hst *host.Host) error {
 	l := s.http
 	log := s.logger.With("component", "http")
-	var h http.Handler = adapter.HTTPHandler(l.opts)
-	if l.token != "" {
-		h = httpserve.RequireToken(h, l.token, log)
+	drain := s.drain
+	opts := l.opts
+	opts.Draining = drain.Draining
+	guard := func(h http.Handler) http.Handler {
+		if l.token != "" {
+			h = httpserve.RequireToken(h, l.token, log)
+		}
+		return httpserve.CheckOrigin(h, l.origins, log)
 	}
-	h = httpserve.CheckOrigin(h, l.origins, log)
 	mux := http.NewServeMux()
-	mux.Handle(endpoint, h)
+	mux.Handle(endpoint, drain.Track(guard(adapter.HTTPHandler(opts))))
+	// Behind the token: tool and plugin names and traffic are not for
+	// whoever reaches the port. -metrics serves them without it.
+	mux.Handle("GET /metrics", guard(s.metrics.Handler()))
+	httpserve.Health{Drain: drain, Ready: func() error { return s.ready(hst) }}.Register(mux)
 
 	url := fmt.Sprintf("http://%s%s", l.ln.Addr(), endpoint)
 	s.logger.Info("serving over HTTP", "url", url, "dir", s.dir, "watch", s.watch,
 		"stateless", l.opts.Stateless, "auth", l.token != "")
-	if err := httpserve.Serve(ctx, l.ln, mux, httpserve.Options{Logger: log, Grace: shutdownGrace}); err != nil {
+	if err := httpserve.Serve(ctx, l.ln, mux, httpserve.Options{Logger: log, Grace: shutdownGrace, Drain: drain}); err != nil {
 		return err
 	}
 	s.logger.Info("stopping on signal")

@@ -17,12 +17,17 @@ type Options struct {
 	// Grace bounds how long requests in flight may finish after the
 	// context given to Serve is done.
 	Grace time.Duration
+	// Drain, if set, keeps the listener answering while the requests it
+	// tracks finish (see Drain); otherwise the listener closes at once.
+	Drain *Drain
 }
 
 // Serve serves h on ln until ctx is done, then shuts down gracefully: it
-// stops accepting connections, ends the long-lived event streams at once
-// (see isStream), lets the requests in flight (tool calls) finish for up to
-// Grace, and then closes whatever is left. It returns nil after such a
+// ends the long-lived event streams at once (see isStream), lets the
+// requests in flight (tool calls) finish for up to Grace, and then closes
+// whatever is left. With a Drain the listener keeps answering (probes, and
+// refusals of new sessions) until the tracked requests are over; without
+// one it stops accepting connections at once. It returns nil after such a
 // shutdown, or the error that stopped the server.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts Options) error {
 	log := opts.Logger
@@ -49,9 +54,15 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts Options) e
 	case <-ctx.Done():
 	}
 
+	if opts.Drain != nil {
+		opts.Drain.Begin()
+	}
 	endStreams()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), opts.Grace)
 	defer cancel()
+	if opts.Drain != nil {
+		opts.Drain.wait(shutdownCtx)
+	}
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		log.Warn("requests still running after the grace period; closing their connections", "grace", opts.Grace)
 		srv.Close()

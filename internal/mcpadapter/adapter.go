@@ -18,6 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
@@ -68,6 +70,17 @@ type Options struct {
 	// LogArgs adds each call's arguments to its audit line. They may hold
 	// secrets or personal data, hence off by default.
 	LogArgs bool
+	// MeterProvider, if set, receives the MCP conventions'
+	// mcp.server.operation.duration of every tools/call (by tool, plugin
+	// and, for a failure, error.type) and wasmcp.sessions.open. What the
+	// engine knows (loads, memory, outbound requests) the host reports
+	// itself (host.Config.WithMeterProvider).
+	MeterProvider metric.MeterProvider
+	// TracerProvider, if set, receives one span per tools/call, continuing
+	// the client's W3C trace context (the request's _meta, else its HTTP
+	// headers). Without one the client's trace id still reaches the audit
+	// line.
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultMaxInFlight is the default of Options.MaxInFlight.
@@ -84,6 +97,8 @@ type Adapter struct {
 	policy *limits.Policy
 	server *mcp.Server
 	cancel func()
+	meters *meters
+	tracer trace.Tracer
 
 	mu      sync.Mutex
 	servers []served // every server the tools are registered with; guarded by mu
@@ -111,8 +126,14 @@ func New(h Host, opts Options) *Adapter {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = host.DefaultTimeout
 	}
-	a := &Adapter{host: h, logger: opts.Logger, opts: opts, policy: limits.New(opts.Limits)}
+	a := &Adapter{host: h, logger: opts.Logger, opts: opts, policy: limits.New(opts.Limits), tracer: newTracer(opts.TracerProvider)}
 	a.server = a.newServer(true, false, false)
+	var err error
+	if a.meters, err = newMeters(opts.MeterProvider, a.sessions); err != nil {
+		// Only a provider that refuses the instruments' names fails here.
+		a.logger.Error("metrics of the MCP adapter not recorded", "error", err)
+		a.meters, _ = newMeters(nil, a.sessions)
+	}
 	// Subscribe delivers the tools served now, then every change.
 	a.cancel = h.Subscribe(a.onChange)
 	return a
@@ -152,7 +173,19 @@ func (a *Adapter) newServer(listChanged, stateless, withTools bool) *mcp.Server 
 }
 
 // Close stops following the host's changes. It does not close the host.
-func (a *Adapter) Close() { a.cancel() }
+func (a *Adapter) Close() {
+	a.cancel()
+	_ = a.meters.observing.Unregister()
+}
+
+// sessions counts the sessions open on the adapter's stateful server.
+func (a *Adapter) sessions() int {
+	n := 0
+	for range a.server.Sessions() {
+		n++
+	}
+	return n
+}
 
 // onChange registers added and updated tools with every server and removes
 // removed ones. go-sdk tells clients of any of it with one debounced
@@ -211,6 +244,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 		args:    req.Params.Arguments,
 		start:   time.Now(),
 	}
+	ctx, rec.span = a.startSpan(ctx, req)
 	var res *host.Result
 	defer func() { a.record(ctx, &rec, res, err) }()
 

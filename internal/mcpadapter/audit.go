@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wasmcp/wasmcp/host"
 )
 
@@ -35,15 +37,15 @@ type callRecord struct {
 	args          json.RawMessage
 	start         time.Time
 	outcome       string // set when decided before the host ran; else derived from the result
+	span          trace.Span
 }
 
-// record writes the audit line of a finished call: res is the result the
-// client got (nil with a protocol error err). It is written before the
-// answer is sent, so that a crash after the answer loses no line.
+// record measures a finished call and writes its audit line: res is the
+// result the client got (nil with a protocol error err). The line is
+// written before the answer is sent, so that a crash after the answer
+// loses no line.
 func (a *Adapter) record(ctx context.Context, r *callRecord, res *host.Result, err error) {
-	if a.opts.Audit == nil {
-		return
-	}
+	took := time.Since(r.start)
 	outcome := r.outcome
 	if outcome == "" {
 		switch {
@@ -55,15 +57,23 @@ func (a *Adapter) record(ctx context.Context, r *callRecord, res *host.Result, e
 			outcome = classify(res)
 		}
 	}
+	a.meters.recordCall(ctx, r, outcome, took)
+	defer endSpan(r.span, r, outcome)
+	if a.opts.Audit == nil {
+		return
+	}
 	attrs := []slog.Attr{
 		slog.String("session", r.session),
 		slog.String("tool", r.tool),
 		slog.String("plugin", r.module.Plugin),
 		slog.String("sha256", r.module.SHA256),
-		slog.Float64("duration_ms", float64(time.Since(r.start).Microseconds())/1000),
+		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 		slog.String("outcome", outcome),
 		slog.Int("bytes_in", len(r.args)),
 		slog.Int("bytes_out", resultBytes(res)),
+	}
+	if sc := r.span.SpanContext(); sc.HasTraceID() {
+		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
 	}
 	if a.opts.LogArgs {
 		attrs = append(attrs, auditArgs(r.args)...)

@@ -30,6 +30,12 @@ type HTTPOptions struct {
 	// BodyTimeout bounds the time a client may take to send a request's
 	// body; 0 means DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// Draining, if set and true, refuses with 503 every request that would
+	// start something new: an initialize, and any request without a
+	// session (stateless and 2026-07-28 requests). Requests of open
+	// sessions still pass, so that their clients can cancel the calls in
+	// flight while the server stops.
+	Draining func() bool
 }
 
 // Defaults of HTTPOptions.
@@ -91,13 +97,7 @@ func (a *Adapter) HTTPHandler(opts HTTPOptions) http.Handler {
 		legacy := base
 		legacy.SessionTimeout = opts.SessionTimeout
 		router.legacy = handler(a.server, legacy)
-		router.sessions = func() int {
-			n := 0
-			for range a.server.Sessions() {
-				n++
-			}
-			return n
-		}
+		router.sessions = a.sessions
 	}
 	return &checkRequests{next: router, opts: opts, maxBatch: a.opts.MaxInFlight, logger: a.logger}
 }
@@ -152,6 +152,17 @@ func (c *checkRequests) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var call *incoming
 	if len(msgs) == 1 && msgs[0].call() {
 		call = &msgs[0]
+	}
+	if c.opts.Draining != nil && r.Header.Get("Mcp-Session-Id") == "" && c.opts.Draining() {
+		w.Header().Set("Retry-After", "1")
+		msg := "server shutting down: it takes no new sessions or requests; retry (another replica answers " +
+			"behind a load balancer)"
+		if call == nil {
+			http.Error(w, msg, http.StatusServiceUnavailable)
+			return
+		}
+		writeJSONRPC(w, http.StatusServiceUnavailable, (&refusal{id: call.rawID, code: jsonrpc.CodeInternalError, message: msg}).response())
+		return
 	}
 	if call != nil && c.overSessionCap(r, call) {
 		w.Header().Set("Retry-After", "60")

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,6 +203,44 @@ func TestHTTPSessionTimeout(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("the idle session was never closed")
 		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// TestHTTPDraining refuses new sessions and sessionless requests with 503
+// once the server drains, while an open session keeps being served.
+func TestHTTPDraining(t *testing.T) {
+	h := echoHost("t")
+	a := New(h, Options{})
+	defer a.Close()
+	var draining atomic.Bool
+	url := serveHTTP(t, a, HTTPOptions{Draining: draining.Load})
+	ctx := testContext(t)
+	open := dialHTTP(t, url, legacy)
+	draining.Store(true)
+
+	if res, err := open.CallTool(ctx, &mcp.CallToolParams{Name: "t"}); err != nil || textOf(res) != "t ran" {
+		t.Errorf("call in an open session while draining = %v, %v", res, err)
+	}
+	for _, tc := range []struct{ name, protocol string }{{"initialize", ""}, {"2026-07-28 call", modernProtocol}} {
+		body := `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+		if tc.protocol != "" {
+			body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}`
+		}
+		req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tc.protocol != "" {
+			req.Header.Set("Mcp-Protocol-Version", tc.protocol)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "shutting down") || !strings.Contains(string(b), `"id":7`) {
+			t.Errorf("%s while draining = %d %s, want 503 naming the shutdown, answering id 7", tc.name, resp.StatusCode, b)
 		}
 	}
 }

@@ -9,8 +9,8 @@ require (
 )
 
 require (
-	golang.org/x/sys v0.45.0 // indirect
-	golang.org/x/text v0.37.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 )
 
 // The SDK shares package abi, the contract's names and types, with the host.

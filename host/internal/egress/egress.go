@@ -28,7 +28,10 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/telemetry"
 	"github.com/wasmcp/wasmcp/host/policy"
 )
 
@@ -41,6 +44,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Resolver looks up host names. Nil means net.DefaultResolver.
 	Resolver Resolver
+	// Instruments count the requests (telemetry.Instruments.NetRequests).
+	// Nil counts nothing.
+	Instruments *telemetry.Instruments
 }
 
 // Client makes the requests of one plugin's guests. It is safe for
@@ -49,6 +55,7 @@ type Client struct {
 	plugin    string
 	grant     policy.Net
 	log       *slog.Logger
+	requests  metric.Int64Counter
 	dialer    *dialer
 	transport *http.Transport
 	client    http.Client
@@ -60,9 +67,12 @@ type Client struct {
 // that denies every request. The error is for a CA file that cannot be
 // read.
 func New(plugin string, grant policy.Net, opts Options) (*Client, error) {
-	c := &Client{plugin: plugin, grant: grant, log: opts.Logger}
+	c := &Client{plugin: plugin, grant: grant, log: opts.Logger, requests: telemetry.Noop().NetRequests}
 	if c.log == nil {
 		c.log = slog.Default()
+	}
+	if opts.Instruments != nil {
+		c.requests = opts.Instruments.NetRequests
 	}
 	if grant.IsZero() {
 		return c, nil
@@ -148,6 +158,8 @@ func (c *Client) Close() {
 type exchange struct {
 	tool, method, origin, final, reason string
 	code, bytes                         int
+	// grant is the granted origin that covered origin; "" if none did.
+	grant string
 }
 
 // Do makes the request doc, an abi.HTTPRequest document, for a call of
@@ -181,6 +193,12 @@ func (c *Client) audit(ctx context.Context, x *exchange, status abi.ReplyStatus,
 		attrs = append(attrs, slog.String("reason", x.reason))
 	}
 	c.log.LogAttrs(ctx, level, "net request", attrs...)
+	grant := x.grant
+	if grant == "" {
+		grant = telemetry.OtherOrigin
+	}
+	c.requests.Add(ctx, 1, metric.WithAttributes(telemetry.PluginKey.String(c.plugin),
+		telemetry.OriginKey.String(grant), telemetry.NetOutcomeKey.String(status.String())))
 }
 
 // failure is a reply other than StatusOK.
@@ -272,9 +290,11 @@ func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Re
 		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: %q: %v", r.URL, err)}
 	}
 	x.origin = o.String()
-	if err := c.allow(o); err != nil {
+	grant, err := c.allow(o)
+	if err != nil {
 		return nil, &failure{abi.StatusDenied, err.Error()}
 	}
+	x.grant = grant.String()
 	var body io.Reader
 	if len(r.Body) > 0 {
 		body = bytes.NewReader(r.Body)
@@ -297,15 +317,15 @@ func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Re
 	return req, nil
 }
 
-// allow returns a *Refusal unless the plugin was granted an origin that
-// covers o.
-func (c *Client) allow(o policy.Origin) error {
+// allow returns the granted origin that covers o, or a *Refusal if the
+// plugin was granted none.
+func (c *Client) allow(o policy.Origin) (policy.Origin, error) {
 	for _, g := range c.grant.Origins {
 		if g.Covers(o) {
-			return nil
+			return g, nil
 		}
 	}
-	return &Refusal{fmt.Sprintf("%s is not in plugin %s's net policy", o, c.plugin)}
+	return policy.Origin{}, &Refusal{fmt.Sprintf("%s is not in plugin %s's net policy", o, c.plugin)}
 }
 
 // readBody reads the response body into a buffer of bufs, refusing one over
@@ -363,7 +383,7 @@ func (g gate) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return refuse(&Refusal{fmt.Sprintf("%s://%s: %v", req.URL.Scheme, req.URL.Host, err)})
 	}
-	if err := g.c.allow(o); err != nil {
+	if _, err := g.c.allow(o); err != nil {
 		return refuse(err)
 	}
 	if g.c.grant.Proxy != nil {

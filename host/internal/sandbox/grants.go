@@ -102,5 +102,5 @@ func (m *Module) moduleConfigNow() (wazero.ModuleConfig, *egress.Client) {
 
 // netClient returns the client of wasmcp.http_request for n.
 func (m *Module) netClient(n policy.Net) (*egress.Client, error) {
-	return egress.New(m.name, n, egress.Options{Logger: m.opts.Logger, Resolver: m.opts.Resolver})
+	return egress.New(m.name, n, egress.Options{Logger: m.opts.Logger, Resolver: m.opts.Resolver, Instruments: m.opts.Instruments})
 }

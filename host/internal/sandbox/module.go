@@ -13,9 +13,12 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/egress"
+	"github.com/wasmcp/wasmcp/host/internal/telemetry"
 	"github.com/wasmcp/wasmcp/host/policy"
 )
 
@@ -52,6 +55,10 @@ type Module struct {
 	nets []*egress.Client
 	// longBefore is set once a call has run long (interrupt.go).
 	longBefore atomic.Bool
+	// peak is the largest linear memory an instance has had after a call,
+	// in bytes; attrs name the module in the instruments.
+	peak  atomic.Uint64
+	attrs metric.MeasurementOption
 }
 
 // Compile compiles wasm in Options.Runtime (or a runtime of the module's own,
@@ -71,7 +78,7 @@ type Module struct {
 func Compile(ctx context.Context, name string, wasm []byte, opts Options) (*Module, error) {
 	opts = opts.withDefaults()
 	key := compileKey{sha256.Sum256(wasm), tableGrowth(opts.Limits.MemoryPages)}
-	m := &Module{name: name, opts: opts, runtime: opts.Runtime, config: opts.moduleConfig(),
+	m := &Module{name: name, opts: opts, attrs: metric.WithAttributeSet(attribute.NewSet(telemetry.PluginKey.String(name))), runtime: opts.Runtime, config: opts.moduleConfig(),
 		running: map[*instance]struct{}{}}
 	var err error
 	if m.net, err = m.netClient(policy.Net{}); err != nil {
@@ -273,6 +280,7 @@ func (m *Module) run(ctx context.Context, call callState, pool bool, fn func(con
 	callCtx.in = in // set before the guest runs, and never again: no goroutine it starts sees a write
 	err = m.guard(callCtx, in, func() error { return fn(callCtx, in) })
 	in.state = callState{}
+	m.notePeak(ctx, in.memory.size)
 	if err == nil && ctx.Err() != nil {
 		// Cancelled while the guest finished: nobody waits for the result
 		// any more.
@@ -289,6 +297,22 @@ func (m *Module) run(ctx context.Context, call callState, pool bool, fn func(con
 	}
 	m.put(ctx, in)
 	return nil
+}
+
+// notePeak records size, the memory of an instance after a call, if it is
+// the largest yet: one atomic load per call, and a measurement only when
+// the high-water mark rises.
+func (m *Module) notePeak(ctx context.Context, size uint64) {
+	for {
+		old := m.peak.Load()
+		if size <= old {
+			return
+		}
+		if m.peak.CompareAndSwap(old, size) {
+			m.opts.Instruments.MemoryPeak.Record(ctx, int64(size), m.attrs)
+			return
+		}
+	}
 }
 
 // region calls fn, which returns a packed region, and returns that region of

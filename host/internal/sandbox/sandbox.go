@@ -20,6 +20,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/egress"
+	"github.com/wasmcp/wasmcp/host/internal/telemetry"
 )
 
 // Defaults applied to zero fields of Limits and Options. They match the
@@ -91,6 +92,9 @@ type Options struct {
 	// Resolver looks up the host names of the guests' HTTP requests. Nil
 	// means net.DefaultResolver; tests give their own.
 	Resolver egress.Resolver
+	// Instruments record the module's memory high-water mark and its
+	// guests' outbound requests. Nil records nothing.
+	Instruments *telemetry.Instruments
 	// MaxIdle is how many idle instances the pool keeps for reuse. More are
 	// created on demand when calls overlap, and closed when they finish.
 	// Zero or less means runtime.GOMAXPROCS(0): throughput saturates at about
@@ -115,6 +119,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Instruments == nil {
+		o.Instruments = telemetry.Noop()
 	}
 	if o.MaxIdle <= 0 {
 		o.MaxIdle = runtime.GOMAXPROCS(0)

@@ -1,0 +1,83 @@
+package e2e
+
+import (
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// TestTraceContinuedAndExported serves with an OTLP endpoint on a loopback
+// receiver, calls a tool with a traceparent in _meta, and finds the call's
+// span at the receiver, a child of the client's span, and the trace id in
+// the audit line.
+func TestTraceContinuedAndExported(t *testing.T) {
+	const (
+		clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+		clientSpan  = "00f067aa0ba902b7"
+	)
+	spans := make(chan *tracepb.Span, 64)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req coltracepb.ExportTraceServiceRequest
+		if r.URL.Path != "/v1/traces" || proto.Unmarshal(body, &req) != nil {
+			http.Error(w, "not an OTLP trace export", http.StatusBadRequest)
+			return
+		}
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					select {
+					case spans <- s:
+					default:
+					}
+				}
+			}
+		}
+		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.Write(out)
+	}))
+	defer receiver.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.URL)
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50") // milliseconds: export soon after the call
+
+	s := startServer(t, servedCopy(t, wat("hello")), serverOptions{protocol: legacyProtocol})
+	res, err := s.CallTool(testContext(t), &mcp.CallToolParams{Name: "hello",
+		Meta: mcp.Meta{"traceparent": "00-" + clientTrace + "-" + clientSpan + "-01"}})
+	if err != nil || res.IsError {
+		t.Fatalf("hello: %v %v", res, err)
+	}
+	ctx := testContext(t)
+	for {
+		var span *tracepb.Span
+		select {
+		case span = <-spans:
+		case <-ctx.Done():
+			t.Fatalf("no span of the call reached the receiver\n%s", s.stderr)
+		}
+		if hex.EncodeToString(span.TraceId) != clientTrace {
+			continue
+		}
+		if span.Name != "tools/call hello" || hex.EncodeToString(span.ParentSpanId) != clientSpan ||
+			span.Kind != tracepb.Span_SPAN_KIND_SERVER {
+			t.Errorf("span %q, parent %x, kind %v; want tools/call hello, child of %s, server", span.Name, span.ParentSpanId, span.Kind, clientSpan)
+		}
+		break
+	}
+	for !strings.Contains(s.stderr.String(), "trace_id="+clientTrace) {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no audit line names the trace:\n%s", s.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

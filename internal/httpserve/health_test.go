@@ -1,0 +1,119 @@
+package httpserve
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func probe(t *testing.T, h http.Handler, path string) (int, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	return rec.Code, rec.Body.String()
+}
+
+func TestHealth(t *testing.T) {
+	var notReady error = errors.New("modules still loading")
+	drain := NewDrain()
+	mux := http.NewServeMux()
+	Health{Drain: drain, Ready: func() error { return notReady }}.Register(mux)
+
+	for _, tc := range []struct {
+		name         string
+		setup        func()
+		ready        int
+		readyContain string
+	}{
+		{"loading", func() {}, 503, "modules still loading"},
+		{"ready", func() { notReady = nil }, 200, "ready"},
+		{"draining", drain.Begin, 503, "shutting down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.setup()
+			if code, body := probe(t, mux, "/healthz"); code != 200 || body != "ok\n" {
+				t.Errorf("/healthz = %d %q, want 200 ok", code, body)
+			}
+			code, body := probe(t, mux, "/readyz")
+			if code != tc.ready || !strings.Contains(body, tc.readyContain) {
+				t.Errorf("/readyz = %d %q, want %d with %q", code, body, tc.ready, tc.readyContain)
+			}
+		})
+	}
+	if code, _ := probe(t, mux, "/readyz/x"); code != 404 {
+		t.Errorf("/readyz/x = %d, want 404", code)
+	}
+}
+
+// TestServeDrains stops a server with a Drain while a request is in
+// flight: the listener keeps answering (/readyz 503) until the request has
+// its response, and only then closes.
+func TestServeDrains(t *testing.T) {
+	ctx := testContext(t)
+	drain := NewDrain()
+	callStarted, finishCall := make(chan struct{}), make(chan struct{})
+	mux := http.NewServeMux()
+	Health{Drain: drain}.Register(mux)
+	mux.Handle("/mcp", drain.Track(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(callStarted)
+		<-finishCall
+		io.WriteString(w, "result")
+	})))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	serveCtx, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- Serve(serveCtx, ln, mux, Options{Grace: time.Minute, Drain: drain}) }()
+
+	result := make(chan string, 1)
+	go func() {
+		resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader("{}"))
+		if err != nil {
+			result <- "error: " + err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		result <- string(b)
+	}()
+	<-callStarted
+	stop()
+	for !drain.Draining() {
+		select {
+		case <-ctx.Done():
+			t.Fatal("never draining")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	// A new connection, so that no kept-alive one is reused.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Get(base + "/readyz")
+	if err != nil {
+		t.Fatalf("/readyz while draining: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/readyz while draining = %d, want 503", resp.StatusCode)
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned (%v) with a request in flight", err)
+	default:
+	}
+	close(finishCall)
+	if got := <-result; got != "result" {
+		t.Errorf("request in flight got %q, want its response", got)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve = %v, want nil", err)
+	}
+}
