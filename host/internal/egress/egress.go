@@ -277,7 +277,11 @@ func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Re
 	}
 	var body io.Reader
 	if len(r.Body) > 0 {
-		body = bytes.NewReader(r.Body)
+		// A copy: doc is the guest's memory, which the transport may still
+		// be reading after Do returns (a server that answers before it has
+		// read the body), when the guest runs again or its memory is
+		// unmapped.
+		body = bytes.NewReader(bytes.Clone(r.Body))
 	}
 	req, err := http.NewRequestWithContext(ctx, r.Method, u.String(), body)
 	if err != nil {
