@@ -25,6 +25,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -249,9 +250,9 @@ func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Re
 	switch {
 	case !policy.ValidHeaderName(r.Method):
 		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: method %q is not an HTTP token", r.Method)}
-	case r.Method == http.MethodConnect || r.Method == http.MethodTrace:
+	case strings.EqualFold(r.Method, http.MethodConnect) || strings.EqualFold(r.Method, http.MethodTrace):
 		// CONNECT opens a tunnel; TRACE echoes the request, headers the
-		// policy adds included.
+		// policy adds included. Some servers read methods in any case.
 		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: method %s is not allowed", r.Method)}
 	}
 	u, err := url.Parse(r.URL)
