@@ -190,6 +190,11 @@ const (
 	// MaxHTTPRequestSize is the largest document ImportHTTPRequest takes,
 	// body included; a larger one is StatusInvalid.
 	MaxHTTPRequestSize = 8 << 20
+	// MaxHTTPHeadSize is the largest head of such a document, the JSON
+	// before the body: the host makes several objects of every header,
+	// and a head of tiny headers filling the document would cost it fifty
+	// times its size.
+	MaxHTTPHeadSize = 256 << 10
 )
 
 // Pack combines a guest pointer and a length into the i64 that

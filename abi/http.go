@@ -84,6 +84,9 @@ func EncodeHTTPRequest(r HTTPRequest) ([]byte, error) {
 // slice of doc, not a copy.
 func DecodeHTTPRequest(doc []byte) (HTTPRequest, error) {
 	head, body, _ := bytes.Cut(doc, []byte{'\n'})
+	if len(head) > MaxHTTPHeadSize {
+		return HTTPRequest{}, fmt.Errorf("the head of %d bytes is over the limit of %d", len(head), MaxHTTPHeadSize)
+	}
 	var r struct {
 		HTTPRequest
 		// A body inside the head is refused, not ignored: a guest that

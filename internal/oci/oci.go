@@ -369,6 +369,7 @@ func (c *Client) Signatures(ctx context.Context, a *Artifact) ([]byte, error) {
 		return nil, fmt.Errorf("signatures of %s: %w", a.Ref, err)
 	}
 	var sigs []byte
+	n := 0 // signature documents, which a referrer may list many of
 	for _, r := range refs {
 		if r.Size > maxManifestSize {
 			return nil, fmt.Errorf("signatures of %s: manifest %s of %d bytes, over the cap", a.Ref, r.Digest, r.Size)
@@ -384,6 +385,9 @@ func (c *Client) Signatures(ctx context.Context, a *Artifact) ([]byte, error) {
 		for _, l := range m.Layers {
 			if l.MediaType != SignatureMediaType || l.Size > maxSignatureSize {
 				continue
+			}
+			if n++; n > maxSignatures {
+				return nil, fmt.Errorf("signatures of %s: more than %d signatures", a.Ref, maxSignatures)
 			}
 			sig, err := fetchAll(ctx, repo, l)
 			if err != nil {

@@ -25,6 +25,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -267,9 +268,9 @@ func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Re
 	switch {
 	case !policy.ValidHeaderName(r.Method):
 		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: method %q is not an HTTP token", r.Method)}
-	case r.Method == http.MethodConnect || r.Method == http.MethodTrace:
+	case strings.EqualFold(r.Method, http.MethodConnect) || strings.EqualFold(r.Method, http.MethodTrace):
 		// CONNECT opens a tunnel; TRACE echoes the request, headers the
-		// policy adds included.
+		// policy adds included. Some servers read methods in any case.
 		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: method %s is not allowed", r.Method)}
 	}
 	u, err := url.Parse(r.URL)
@@ -297,7 +298,11 @@ func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Re
 	x.grant = grant.String()
 	var body io.Reader
 	if len(r.Body) > 0 {
-		body = bytes.NewReader(r.Body)
+		// A copy: doc is the guest's memory, which the transport may still
+		// be reading after Do returns (a server that answers before it has
+		// read the body), when the guest runs again or its memory is
+		// unmapped.
+		body = bytes.NewReader(bytes.Clone(r.Body))
 	}
 	req, err := http.NewRequestWithContext(ctx, r.Method, u.String(), body)
 	if err != nil {

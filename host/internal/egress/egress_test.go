@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,6 +222,13 @@ func TestInvalidRequests(t *testing.T) {
 		{abi.HTTPRequest{URL: srv.URL, Headers: []abi.HTTPHeader{{Name: "X", Value: "a\r\nY: b"}}}, "control character"},
 		{abi.HTTPRequest{URL: srv.URL, Headers: []abi.HTTPHeader{{Name: "Host", Value: "other"}}}, "set by the host"},
 		{abi.HTTPRequest{Method: "POST", URL: srv.URL, Body: make([]byte, abi.MaxHTTPRequestSize)}, "over the limit"},
+		// Tiny headers filling the document cost the host fifty times its
+		// size.
+		{abi.HTTPRequest{URL: srv.URL, Headers: slices.Repeat([]abi.HTTPHeader{{Name: "H", Value: "v"}}, abi.MaxHTTPHeadSize/9)}, "the head of"},
+		// Servers that read methods regardless of case echo the policy's
+		// headers to a "trace" too.
+		{abi.HTTPRequest{Method: "trace", URL: srv.URL}, "not allowed"},
+		{abi.HTTPRequest{Method: "Connect", URL: srv.URL}, "not allowed"},
 	} {
 		if status, reply := do(t, ctx, c, c2.req); status != abi.StatusInvalid || !strings.Contains(reply, c2.want) {
 			t.Errorf("%v: %v %q, want invalid with %q", c2.req, status, reply, c2.want)
