@@ -92,10 +92,10 @@
 // An origin is granted when a policy entry and a requested entry both match
 // it: a request for "*" gets every origin the policy lists, a request for
 // "https://api.github.com" gets it from a policy allowing it, its wildcard
-// or "*". Whatever the origin, a connection's address must be public, unless
-// the policy names that address as an origin or sets privateNetwork: so a
-// name that resolves to 127.0.0.1 or 169.254.169.254 is refused (see
-// SECURITY.md, "The network").
+// or "*". Whatever the origin, a connection's address must be public,
+// unless the grant holds that address as an origin or the policy sets
+// privateNetwork: so a name that resolves to 127.0.0.1 or 169.254.169.254
+// is refused (see SECURITY.md, "The network").
 //
 // A Policy is immutable. To change it, parse the file again and hand the
 // new one to Host.Reconfigure (wasmcp serve does on SIGHUP): every module

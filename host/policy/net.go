@@ -217,9 +217,6 @@ func (s Settings) grantNet(requested []string, denied []string) (n Net, _ []stri
 	for _, e := range s.Net {
 		o, _ := ParseOrigin(e) // checked at load
 		policy = append(policy, o)
-		if addr, ok := o.Addr(); ok {
-			n.Addresses = append(n.Addresses, netip.AddrPortFrom(addr, o.Port))
-		}
 	}
 	for _, r := range requested {
 		want, err := ParseOrigin(r)
@@ -242,6 +239,13 @@ func (s Settings) grantNet(requested []string, denied []string) (n Net, _ []stri
 	}
 	if len(n.Origins) == 0 {
 		return Net{}, denied
+	}
+	// Only an address the grant itself names may be private: one the
+	// policy lists for an origin the module did not ask for stays refused.
+	for _, o := range n.Origins {
+		if addr, ok := o.Addr(); ok {
+			n.Addresses = append(n.Addresses, netip.AddrPortFrom(addr, o.Port))
+		}
 	}
 	n.PrivateNetwork = s.PrivateNetwork != nil && *s.PrivateNetwork
 	n.Headers, denied = expandHeaders(s.Headers, denied)

@@ -70,6 +70,11 @@ func TestGrantNet(t *testing.T) {
 	if !slices.Equal(g.Net.Addresses, wantAddrs) {
 		t.Errorf("addresses %v, want %v", g.Net.Addresses, wantAddrs)
 	}
+	// A module that did not ask for the policy's address origins cannot
+	// reach those addresses through a name it was granted.
+	if named, _ := p.Grant("fetch", &abi.Permissions{Net: []string{"https://www.example.com"}}); len(named.Net.Addresses) != 0 {
+		t.Errorf("addresses %v granted to a module that asked for none", named.Net.Addresses)
+	}
 	wantHeaders := []policy.OriginHeader{
 		{Origin: g.Net.Origins[0], Name: "Authorization", Value: "Bearer secret-token"},
 		{Origin: g.Net.Origins[0], Name: "X-Literal", Value: "$HOME and ${"},
