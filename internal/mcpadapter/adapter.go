@@ -24,6 +24,7 @@ import (
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/internal/limits"
+	"github.com/wasmcp/wasmcp/internal/seal"
 )
 
 // Host is the part of *host.Host the adapter uses. It is an interface so that
@@ -81,6 +82,11 @@ type Options struct {
 	// headers). Without one the client's trace id still reaches the audit
 	// line.
 	TracerProvider trace.TracerProvider
+	// StateSealer seals the requestState of 2026-07-28 clients' rounds
+	// (round.go). Replicas that continue each other's rounds need sealers
+	// of the same keys. Nil means a random key of the adapter's own, good
+	// for one process until it restarts.
+	StateSealer *seal.Sealer
 }
 
 // DefaultMaxInFlight is the default of Options.MaxInFlight.
@@ -125,6 +131,9 @@ func New(h Host, opts Options) *Adapter {
 	}
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = host.DefaultTimeout
+	}
+	if opts.StateSealer == nil {
+		opts.StateSealer, _ = seal.New(DefaultStateMaxAge, seal.NewKey()) // valid arguments
 	}
 	a := &Adapter{host: h, logger: opts.Logger, opts: opts, policy: limits.New(opts.Limits), tracer: newTracer(opts.TracerProvider)}
 	a.server = a.newServer(true, false, false)
@@ -253,7 +262,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 	var rs *round
 	if usesInputRequests(req) {
 		var roundsErr error
-		if rs, roundsErr = newRound(req); roundsErr != nil {
+		if rs, roundsErr = newRound(req, a.opts.StateSealer); roundsErr != nil {
 			rec.outcome = outcomeToolError
 			res = refusedResult(fmt.Sprintf("tool %s: %v", name, roundsErr))
 			return toCallToolResult(&res.Result), nil

@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/seal"
 )
 
 // A client of the 2026-07-28 protocol cannot be sent a request in the
@@ -29,8 +30,12 @@ import (
 //
 // The answers of earlier rounds travel in the result's requestState, which
 // the client sends back unchanged: the server keeps nothing between rounds,
-// which also suits stateless HTTP. A client that edits the state can only
-// change its own answers, which it could as well have given differently.
+// which also suits stateless HTTP and replicas. The specification has the
+// server treat the state as attacker-controlled and protect its integrity
+// when it affects behaviour, as it does here: it says which requests the
+// guest has made. It is sealed (internal/seal) under the server's state key,
+// bound to the tool and its arguments, and refused once stale, so that a
+// client can neither forge a step nor move a state to another call.
 
 // Input request methods, as steps record them.
 const (
@@ -43,15 +48,24 @@ const (
 // the transport's limit around the arguments.
 const maxRequestState = 1 << 20
 
-// roundVersion tags the encoding of a requestState.
+// roundVersion tags the encoding of a requestState's payload.
 const roundVersion = 1
 
-// roundState is what a requestState holds.
+// DefaultStateMaxAge is how long a requestState stays good: the time a
+// client may take to answer, a person's answer to an elicitation included.
+const DefaultStateMaxAge = time.Hour
+
+// roundState is what a requestState holds, sealed for the tool and its
+// arguments (stateAD).
 type roundState struct {
 	V     int    `json:"v"`
-	Tool  string `json:"tool"`
-	Args  string `json:"args"` // hex SHA-256 of the arguments the rounds began with
 	Steps []step `json:"steps"`
+}
+
+// stateAD binds a requestState to the call it continues: the tool, and the
+// digest of the arguments the rounds began with.
+func stateAD(tool, args string) []byte {
+	return []byte("wasmcp requestState\x00" + tool + "\x00" + args)
 }
 
 // A step is one request of the guest and the client's answer to it.
@@ -66,6 +80,7 @@ type step struct {
 // methods run on the call's goroutine.
 type round struct {
 	tool, args string
+	sealer     *seal.Sealer
 	steps      []step // answered, in the order the guest asked
 	next       int    // the step the guest's next request is matched with
 	// pending is the request the client must answer next, set when the
@@ -88,29 +103,28 @@ func usesInputRequests(req *mcp.CallToolRequest) bool {
 	return modern(v)
 }
 
-// newRounds takes up the rounds of req where its requestState and
-// inputResponses leave them.
-func newRound(req *mcp.CallToolRequest) (*round, error) {
+// newRound takes up the rounds of req where its requestState and
+// inputResponses leave them; sealer opens the state.
+func newRound(req *mcp.CallToolRequest, sealer *seal.Sealer) (*round, error) {
 	p := req.Params
-	r := &round{tool: p.Name, args: argsDigest(p.Arguments)}
+	r := &round{tool: p.Name, args: argsDigest(p.Arguments), sealer: sealer}
 	if p.RequestState == "" {
 		if len(p.InputResponses) > 0 {
 			return nil, errors.New("inputResponses without the requestState they answer")
 		}
 		return r, nil
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(p.RequestState)
-	var st roundState
-	if err == nil {
-		err = json.Unmarshal(raw, &st)
+	raw, err := sealer.Open(p.RequestState, stateAD(r.tool, r.args))
+	if err != nil {
+		return nil, stateError(err)
 	}
-	switch {
+	var st roundState
+	switch err := json.Unmarshal(raw, &st); {
 	case err != nil:
+		// Sealed by a server of another encoding, under the same key.
 		return nil, fmt.Errorf("requestState is not one this server made: %v", err)
 	case st.V != roundVersion:
 		return nil, fmt.Errorf("requestState of version %d, want %d", st.V, roundVersion)
-	case st.Tool != r.tool || st.Args != r.args:
-		return nil, errors.New("requestState belongs to a call of another tool or other arguments")
 	case len(st.Steps) == 0:
 		return nil, errors.New("requestState has no input request")
 	}
@@ -134,6 +148,22 @@ func newRound(req *mcp.CallToolRequest) (*round, error) {
 	}
 	r.steps = st.Steps
 	return r, nil
+}
+
+// stateError says why a requestState did not open, and what the client can
+// do: start the call again.
+func stateError(err error) error {
+	const again = "; call the tool again without requestState and inputResponses"
+	switch {
+	case errors.Is(err, seal.ErrUnknownKey):
+		return errors.New("requestState was sealed under a state key this server does not hold: by a replica " +
+			"without the same -state-key-file, or by this server before a restart" + again)
+	case errors.Is(err, seal.ErrForged):
+		return errors.New("requestState belongs to a call of another tool or other arguments, or was altered" + again)
+	case errors.Is(err, seal.ErrStale):
+		return fmt.Errorf("requestState is %v%s", err, again)
+	}
+	return fmt.Errorf("requestState is not one this server made: %v", err)
 }
 
 // answers reports whether a is a result of the input request method.
@@ -205,18 +235,18 @@ func (r *round) result() (res *mcp.CallToolResult, inputRequired bool) {
 		// The host reports input required only after a request of ours.
 		return fail(fmt.Sprintf("tool %s stopped for an input request that was not made", r.tool))
 	}
-	st := roundState{V: roundVersion, Tool: r.tool, Args: r.args, Steps: append(r.steps[:len(r.steps):len(r.steps)], r.pending.step)}
+	st := roundState{V: roundVersion, Steps: append(r.steps[:len(r.steps):len(r.steps)], r.pending.step)}
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return fail(fmt.Sprintf("tool %s: input request state: %v", r.tool, err))
 	}
-	if n := base64.RawURLEncoding.EncodedLen(len(raw)); n > maxRequestState {
+	if n := seal.SealedLen(len(raw)); n > maxRequestState {
 		return fail(fmt.Sprintf("tool %s asked its client more than its answers can carry: %d bytes of requestState, over the limit of %d",
 			r.tool, n, maxRequestState))
 	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{r.pending.Key: r.pending.params},
-		RequestState:  base64.RawURLEncoding.EncodeToString(raw),
+		RequestState:  r.sealer.Seal(raw, stateAD(r.tool, r.args)),
 	}, true
 }
 

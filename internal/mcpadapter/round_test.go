@@ -2,8 +2,8 @@ package mcpadapter
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/seal"
 )
 
 // A client of the 2026-07-28 protocol answers the guest's requests in rounds:
@@ -100,7 +101,14 @@ func rawRound(t *testing.T, cs *mcp.ClientSession, args string, responses mcp.In
 
 func newProtocolClient(t *testing.T, h *fakeHost) *mcp.ClientSession {
 	t.Helper()
-	a := New(h, Options{})
+	return newProtocolClientSealed(t, h, nil)
+}
+
+// newProtocolClientSealed is newProtocolClient with the adapter's requestState
+// sealed by sealer (nil: a key of its own).
+func newProtocolClientSealed(t *testing.T, h *fakeHost, sealer *seal.Sealer) *mcp.ClientSession {
+	t.Helper()
+	a := New(h, Options{StateSealer: sealer})
 	t.Cleanup(a.Close)
 	return dialWith(t, a, &mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
@@ -182,18 +190,64 @@ func TestInputRequestsDiverge(t *testing.T) {
 	}
 }
 
-// The state carries the answers as the guest read them, encoded so that a
-// client passes it on as an opaque string.
+func newSealer(t testing.TB) *seal.Sealer {
+	t.Helper()
+	s, err := seal.New(DefaultStateMaxAge, seal.NewKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The state carries the answers as the guest read them, sealed for the tool
+// and its arguments so that a client passes it on as an opaque string.
 func TestInputRequestStateEncoding(t *testing.T) {
-	cs := newProtocolClient(t, askingHost())
+	sealer := newSealer(t)
+	cs := newProtocolClientSealed(t, askingHost(), sealer)
 	first := rawRound(t, cs, sampleArgs, nil, "")
-	raw, err := base64.RawURLEncoding.DecodeString(first.RequestState)
+	raw, err := sealer.Open(first.RequestState, stateAD("ask", argsDigest(json.RawMessage(sampleArgs))))
 	if err != nil {
 		t.Fatalf("requestState %q: %v", first.RequestState, err)
 	}
 	var st roundState
-	if err := json.Unmarshal(raw, &st); err != nil || st.Tool != "ask" || len(st.Steps) != 1 || st.Steps[0].Key != "sampling-1" || st.Steps[0].Response != nil {
-		t.Errorf("state %s (%v), want one unanswered step sampling-1 of ask", raw, err)
+	if err := json.Unmarshal(raw, &st); err != nil || len(st.Steps) != 1 || st.Steps[0].Key != "sampling-1" || st.Steps[0].Response != nil {
+		t.Errorf("state %s (%v), want one unanswered step sampling-1", raw, err)
+	}
+}
+
+// A state that was altered, or sealed by a server of another key, is
+// refused with a tool error that says which, and what to do.
+func TestInputRequestStateSealed(t *testing.T) {
+	sealer := newSealer(t)
+	cs := newProtocolClientSealed(t, askingHost(), sealer)
+	first := rawRound(t, cs, sampleArgs, nil, "")
+	b := []byte(first.RequestState)
+	b[len(b)/2] ^= 1 // a letter of the ciphertext
+	other := rawRound(t, newProtocolClient(t, askingHost()), sampleArgs, nil, "")
+	replica := newProtocolClientSealed(t, askingHost(), sealer)
+	if got := textOf(rawRound(t, replica, sampleArgs, sampleAnswer, first.RequestState)); !strings.HasPrefix(got, "sample: {") {
+		t.Errorf("a replica of the same key continuing the round: %q", got)
+	}
+	for _, tc := range []struct{ name, state, want string }{
+		{"altered", string(b), "requestState belongs to a call of another tool or other arguments, or was altered; call the tool again"},
+		{"other key", other.RequestState, "requestState was sealed under a state key this server does not hold"},
+		{"cut short", first.RequestState[:20], "requestState is not one this server made: not a sealed state"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := rawRound(t, cs, sampleArgs, sampleAnswer, tc.state)
+			if !res.IsError || !strings.Contains(textOf(res), tc.want) {
+				t.Errorf("result %s, want a tool error saying %q", mustJSON(t, res), tc.want)
+			}
+		})
+	}
+}
+
+// A stale state is refused with the time it was sealed (the seal package
+// tests the clock).
+func TestStateErrorStale(t *testing.T) {
+	err := stateError(fmt.Errorf("%w: sealed at 2026-07-28T12:00:00Z, 1h0m1s ago; states last 1h0m0s", seal.ErrStale))
+	if want := "requestState is stale: sealed at 2026-07-28T12:00:00Z, 1h0m1s ago; states last 1h0m0s; call the tool again"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("%v, want %q", err, want)
 	}
 }
 
@@ -227,9 +281,15 @@ func TestInputRequestRoundsOverHTTP(t *testing.T) {
 // it accepts is a replay the guest can consume: every step answered, with a
 // result of its own method.
 func FuzzRequestState(f *testing.F) {
-	valid, _ := json.Marshal(roundState{V: roundVersion, Tool: "ask", Args: argsDigest(json.RawMessage(sampleArgs)),
-		Steps: []step{{Key: "sampling-1", Method: methodSample, Request: digest([]byte("{}"))}}})
-	for _, seed := range []string{"", base64.RawURLEncoding.EncodeToString(valid), "bm90IG91cnM", "e30", "!!"} {
+	// A fixed key, so that the states a fuzzing process finds open in every
+	// process.
+	sealer, err := seal.New(DefaultStateMaxAge, make([]byte, seal.KeySize))
+	if err != nil {
+		f.Fatal(err)
+	}
+	valid, _ := json.Marshal(roundState{V: roundVersion, Steps: []step{{Key: "sampling-1", Method: methodSample, Request: digest([]byte("{}"))}}})
+	sealed := sealer.Seal(valid, stateAD("ask", argsDigest(json.RawMessage(sampleArgs))))
+	for _, seed := range []string{"", sealed, "bm90IG91cnM", "e30", "!!"} {
 		f.Add(seed, true)
 		f.Add(seed, false)
 	}
@@ -241,7 +301,7 @@ func FuzzRequestState(f *testing.F) {
 		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{
 			Name: "ask", Arguments: json.RawMessage(sampleArgs), RequestState: state, InputResponses: responses,
 		}}
-		r, err := newRound(req)
+		r, err := newRound(req, sealer)
 		if err != nil {
 			return
 		}
