@@ -117,7 +117,18 @@ server exits. Over HTTP, at most -max-sessions sessions are open at once
 SIGHUP reads the -config, -lock and -trusted-keys files again and loads
 every module again under them, without dropping clients: a newly pinned
 module is served, one no longer pinned stops serving, new grants and limits
-apply. Files that cannot be read leave the configuration in force.
+apply. It reads the -state-key-file again too. Files that cannot be read
+leave the configuration in force.
+
+A 2026-07-28 client answers a tool's sampling and elicitation requests in a
+new call, handing back the requestState of the last answer: sealed
+(AES-256-GCM) for that tool and those arguments, good for an hour. Replicas
+that may continue each other's rounds share -state-key-file (one base64
+32-byte key a line, as "head -c 32 /dev/urandom | base64" makes; the first
+seals, all open, so a new key is added second on every replica, then moved
+first, and the old one dropped later). Without it each process seals with a
+random key of its own: a round continued on another replica, or after a
+restart, is a tool error that says so, and the client starts the call again.
 
 The server stops on SIGINT or SIGTERM. Over HTTP, /readyz answers 503 at
 once, a new session or a request without one gets 503 (retry elsewhere),
@@ -140,6 +151,7 @@ status is 0 for such a stop.`,
 			reg        registryFlags
 			plugins    []string
 			opsAddr    string
+			stateKey   stateKeyFlags
 		)
 		fs.StringVar(&dir, "dir", "", "`directory` of *.wasm modules to serve (required without -plugin or sources)")
 		fs.Func("plugin", "serve the module of OCI reference `REF` too (repeatable)", func(ref string) error {
@@ -161,6 +173,7 @@ status is 0 for such a stop.`,
 		admission.register(fs)
 		pol.register(fs)
 		reg.register(fs)
+		stateKey.register(fs)
 		return func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return usageErrorf("unexpected argument %q", args[0])
@@ -213,6 +226,10 @@ status is 0 for such a stop.`,
 			if err != nil {
 				return usageError{err.Error()}
 			}
+			sealer, err := stateKey.load(logger)
+			if err != nil {
+				return err
+			}
 			s := &server{
 				cfg:        cfg,
 				logger:     logger,
@@ -220,6 +237,7 @@ status is 0 for such a stop.`,
 				watch:      !noWatch,
 				waitLoaded: waitLoaded,
 				files:      &pol,
+				stateKey:   &stateKey,
 				sources:    refs,
 				refsLoaded: make(chan struct{}),
 				adapter: mcpadapter.Options{
@@ -231,6 +249,7 @@ status is 0 for such a stop.`,
 					Limits:      policy,
 					Audit:       logger.With("component", "audit"),
 					LogArgs:     admission.logArgs,
+					StateSealer: sealer,
 				},
 			}
 			s.operator.Store(operator)
@@ -298,6 +317,9 @@ type server struct {
 	// operator is the policy they last gave (nil without -config).
 	files    *policyFlags
 	operator atomic.Pointer[policy.Policy]
+	// stateKey seals 2026-07-28 clients' requestState; its file too is
+	// read again on SIGHUP.
+	stateKey *stateKeyFlags
 	// sources serves modules by reference; nil without -plugin and
 	// -config.
 	sources *sources
@@ -559,9 +581,11 @@ func (s *server) load(ctx context.Context, h *host.Host) {
 }
 
 // reconfigure reads the policy, lock and key files again and applies them
-// to the host and to the admission limits. Files that cannot be read or
-// parsed leave the configuration in force as it was.
+// to the host and to the admission limits, and the state key file to the
+// sealer of requestState. Files that cannot be read or parsed leave the
+// configuration in force as it was.
 func (s *server) reconfigure(ctx context.Context, h *host.Host) {
+	s.stateKey.reload(s.logger)
 	pol, t, err := s.files.load()
 	if err != nil {
 		s.logger.Error("configuration not reloaded; the previous one stays in force", "error", err)
