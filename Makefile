@@ -60,7 +60,7 @@ help:
 	@echo "make run      build both and serve $(PLUGINS_DIR) over Streamable HTTP at http://$(RUN_ADDR)/mcp"
 	@echo "             (RUN_CONFIG=policy.json: with that policy, e.g. the origins fetch may reach)"
 	@echo "make run-stdio  the same over stdio, for a client that starts the server itself"
-	@echo "make deps     install what the tests need (wabt's wat2wasm, docker-registry, the e2e npm packages)"
+	@echo "make deps     install what the tests need (wabt's wat2wasm, docker-registry, haproxy, the e2e npm packages)"
 	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests, conformance suite"
 	@echo "make conformance  the official MCP conformance suite's tool scenarios against wasmcp serve --http"
 	@echo "make fuzz-smoke  run every fuzz target for FUZZTIME (default 5s)"
@@ -144,6 +144,18 @@ tools:
 			timeout 10m apt-get update -qq >/dev/null && timeout 15m apt-get install -y -qq docker-registry >/dev/null; \
 		else \
 			echo "docker-registry not found. Install it, e.g. 'sudo apt-get install docker-registry' on Debian/Ubuntu, then run make again." >&2; \
+			exit 1; \
+		fi; \
+	fi
+	@# haproxy is the load balancer of the replica test (e2e/replicas_test.go),
+	@# run with the configuration we ship, deploy/haproxy/haproxy.cfg.
+	@if ! command -v haproxy >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "  install  haproxy (the load balancer of the replica test) with apt-get"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			timeout 10m apt-get update -qq >/dev/null && timeout 15m apt-get install -y -qq haproxy >/dev/null; \
+		else \
+			echo "haproxy not found. Install it, e.g. 'sudo apt-get install haproxy' on Debian/Ubuntu, then run make again." >&2; \
 			exit 1; \
 		fi; \
 	fi
