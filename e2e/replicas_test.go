@@ -23,6 +23,7 @@ const statelessProtocol = "2026-07-28"
 type replica struct {
 	base string // http://127.0.0.1:PORT
 	log  *lockedBuffer
+	stop func() // SIGTERM, and wait for a clean exit
 	kill func()
 }
 
@@ -31,8 +32,10 @@ type replica struct {
 // drives them through it with go-sdk clients of both protocol eras:
 // stateless calls spread over the replicas, an elicitation round continues
 // on another replica than the one that asked, 2025-era sessions stay on the
-// replica that opened them, and when one replica is killed the others serve
-// the next calls while its sessions fail clearly and can start again.
+// replica that opened them, when one replica is killed the others serve the
+// next calls while its sessions fail clearly and can start again, and while
+// one drains after SIGTERM its call in flight finishes and stateless calls
+// go on elsewhere.
 func TestReplicasBehindHAProxy(t *testing.T) {
 	haproxy, err := exec.LookPath("haproxy")
 	if err != nil {
@@ -44,13 +47,20 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	for i := range replicas {
 		r := &replica{log: &lockedBuffer{}}
 		var url string
-		url, _, r.kill = startKillableHTTP(t, exec.Command(binPath, "serve", "--dir", dir, "--cache-dir", cacheDir, "--log-format", "json"), r.log)
+		url, r.stop, r.kill = startKillableHTTP(t, exec.Command(binPath, "serve", "--dir", dir, "--cache-dir", cacheDir, "--log-format", "json"), r.log)
 		r.base = strings.TrimSuffix(url, "/mcp")
 		replicas[i] = r
 	}
 	for _, r := range replicas {
 		waitReady(t, r)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i, r := range replicas {
+				t.Logf("replica %d log:\n%s", i, r.log)
+			}
+		}
+	})
 	lb := startHAProxy(t, haproxy, replicas)
 	endpoint := lb + "/mcp"
 
@@ -142,6 +152,60 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	if o := sessionOwner(t, replicas, again.ID()); o == killed {
 		t.Errorf("the new session lives on the killed replica %d", o)
 	}
+
+	// Drain another replica: SIGTERM while a call of one of its sessions
+	// runs. Until haproxy's check sees /readyz fail, requests still reach
+	// it; it answers those without a session 503, which haproxy retries on
+	// the last replica.
+	running := make(chan struct{}, 1)
+	drainer := connectLB(t, mcp.NewClient(&mcp.Implementation{Name: "drain", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case running <- struct{}{}:
+			default:
+			}
+		},
+	}), endpoint, legacyProtocol)
+	wantSum(t, drainer, 0, 12)
+	draining := sessionOwner(t, replicas, drainer.ID())
+	done := make(chan string, 1)
+	go func() {
+		res, err := drainer.CallTool(testContext(t), &mcp.CallToolParams{
+			Meta: mcp.Meta{"progressToken": 1}, Name: "trigger-long-running-operation",
+			Arguments: map[string]any{"duration": 2, "steps": 20},
+		})
+		switch {
+		case err != nil:
+			done <- err.Error()
+		case res.IsError:
+			done <- text(res)
+		default:
+			done <- ""
+		}
+	}()
+	select {
+	case <-running:
+	case msg := <-done:
+		t.Fatalf("the long call ended before it ran: %q", msg)
+	}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		replicas[draining].stop()
+	}()
+	for {
+		if code, _ := probeGet(t, replicas[draining].base, "/readyz"); code != 200 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for i := range 6 {
+		wantEcho(t, stateless, 200+i)
+	}
+	if msg := <-done; msg != "" {
+		t.Errorf("the call in flight on the draining replica: %s", msg)
+	}
+	<-stopped
 	t.Logf("three replicas behind haproxy: %v", time.Since(start).Round(time.Millisecond))
 }
 
