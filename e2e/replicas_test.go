@@ -172,7 +172,7 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	go func() {
 		res, err := drainer.CallTool(testContext(t), &mcp.CallToolParams{
 			Meta: mcp.Meta{"progressToken": 1}, Name: "trigger-long-running-operation",
-			Arguments: map[string]any{"duration": 2, "steps": 20},
+			Arguments: map[string]any{"duration": 4, "steps": 40},
 		})
 		switch {
 		case err != nil:
