@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"os"
@@ -19,8 +21,8 @@ import (
 
 const statelessProtocol = "2026-07-28"
 
-// replica is one "wasmcp serve --http" behind the load balancer.
-type replica struct {
+// lbReplica is one "wasmcp serve --http" behind the load balancer.
+type lbReplica struct {
 	base string // http://127.0.0.1:PORT
 	log  *lockedBuffer
 	stop func() // SIGTERM, and wait for a clean exit
@@ -43,11 +45,12 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	}
 	start := time.Now()
 	dir := servedCopy(t, filepath.Join(pluginsDir, "everything.wasm"), filepath.Join(pluginsDir, "clientfeatures.wasm"))
-	replicas := make([]*replica, 3)
+	args := append([]string{"serve", "--dir", dir, "--cache-dir", cacheDir, "--log-format", "json"}, sharedStateKey(t)...)
+	replicas := make([]*lbReplica, 3)
 	for i := range replicas {
-		r := &replica{log: &lockedBuffer{}}
+		r := &lbReplica{log: &lockedBuffer{}}
 		var url string
-		url, r.stop, r.kill = startKillableHTTP(t, exec.Command(binPath, "serve", "--dir", dir, "--cache-dir", cacheDir, "--log-format", "json"), r.log)
+		url, r.stop, r.kill = startKillableHTTP(t, exec.Command(binPath, args...), r.log)
 		r.base = strings.TrimSuffix(url, "/mcp")
 		replicas[i] = r
 	}
@@ -209,8 +212,26 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	t.Logf("three replicas behind haproxy: %v", time.Since(start).Round(time.Millisecond))
 }
 
+// sharedStateKey is the serve flag that gives every replica the same key for
+// the requestState of 2026-07-28 rounds, so that one continues another's
+// round, when the binary has that flag; without it the state is not sealed.
+func sharedStateKey(t *testing.T) []string {
+	t.Helper()
+	help, _ := exec.Command(binPath, "serve", "-h").CombinedOutput()
+	if !strings.Contains(string(help), "-state-key-file") {
+		return nil
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	path := filepath.Join(t.TempDir(), "state.key")
+	if err := os.WriteFile(path, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--state-key-file", path}
+}
+
 // waitReady waits until r's /readyz answers 200.
-func waitReady(t *testing.T, r *replica) {
+func waitReady(t *testing.T, r *lbReplica) {
 	t.Helper()
 	ctx := testContext(t)
 	for {
@@ -234,7 +255,7 @@ var (
 // startHAProxy runs haproxy with deploy/haproxy/haproxy.cfg, its bind line
 // moved to a free loopback port and its servers replaced by replicas, and
 // returns its base URL once it answers.
-func startHAProxy(t *testing.T, haproxy string, replicas []*replica) string {
+func startHAProxy(t *testing.T, haproxy string, replicas []*lbReplica) string {
 	t.Helper()
 	root, err := moduleRoot()
 	if err != nil {
@@ -327,7 +348,7 @@ func wantSum(t *testing.T, cs *mcp.ClientSession, a, b int) {
 }
 
 // scrapeAll reads the call counts of every replica.
-func scrapeAll(t *testing.T, replicas []*replica) []map[string]int {
+func scrapeAll(t *testing.T, replicas []*lbReplica) []map[string]int {
 	t.Helper()
 	all := make([]map[string]int, len(replicas))
 	for i, r := range replicas {
@@ -363,7 +384,7 @@ func only(d []int) int {
 
 // auditAll counts the audit lines of each replica by "tool:outcome" and
 // by "session:ID".
-func auditAll(replicas []*replica) []map[string]int {
+func auditAll(replicas []*lbReplica) []map[string]int {
 	all := make([]map[string]int, len(replicas))
 	for i, r := range replicas {
 		all[i] = map[string]int{}
@@ -380,7 +401,7 @@ func auditAll(replicas []*replica) []map[string]int {
 // auditUntil is auditAll once done says it is complete: the server writes
 // an audit line before it answers, but the test reads its stderr through a
 // pipe.
-func auditUntil(t *testing.T, replicas []*replica, done func([]map[string]int) bool) []map[string]int {
+func auditUntil(t *testing.T, replicas []*lbReplica, done func([]map[string]int) bool) []map[string]int {
 	t.Helper()
 	ctx := testContext(t)
 	for {
@@ -405,7 +426,7 @@ func sum(d []int) int {
 }
 
 // sessionOwner is the one replica whose audit lines name session id.
-func sessionOwner(t *testing.T, replicas []*replica, id string) int {
+func sessionOwner(t *testing.T, replicas []*lbReplica, id string) int {
 	t.Helper()
 	owner := -1
 	all := auditUntil(t, replicas, func(a []map[string]int) bool {
