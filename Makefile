@@ -50,7 +50,7 @@ E2E_ENV := WASMCP_BIN=$(abspath $(BIN)) WASMCP_PLUGINS=$(abspath $(PLUGINS_DIR))
 # CI reruns every test rather than trusting the test cache of the machine.
 TEST_FLAGS ?= $(if $(filter true,$(CI)),-count=1)
 
-.PHONY: all build plugins run run-stdio deps tools test vet clean help fuzz-smoke bench bench-smoke soak conformance testdata-check
+.PHONY: all build plugins run run-stdio deps tools test vet clean help fuzz-smoke bench bench-smoke soak conformance testdata-check deploy-test
 
 all: build plugins
 
@@ -60,12 +60,13 @@ help:
 	@echo "make run      build both and serve $(PLUGINS_DIR) over Streamable HTTP at http://$(RUN_ADDR)/mcp"
 	@echo "             (RUN_CONFIG=policy.json: with that policy, e.g. the origins fetch may reach)"
 	@echo "make run-stdio  the same over stdio, for a client that starts the server itself"
-	@echo "make deps     install what the tests need (wabt's wat2wasm, docker-registry, the e2e npm packages)"
+	@echo "make deps     install what the tests need (wabt's wat2wasm, docker-registry, haproxy, the e2e npm packages)"
 	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests, conformance suite"
 	@echo "make conformance  the official MCP conformance suite's tool scenarios against wasmcp serve --http"
 	@echo "make fuzz-smoke  run every fuzz target for FUZZTIME (default 5s)"
 	@echo "make bench    the benchmark table of BENCHMARKS.md (a few minutes; BENCH_FLAGS=\"-exp stdio -reps 5\")"
 	@echo "make bench-smoke  the benchmark on token workloads and the short soak (part of make test)"
+	@echo "make deploy-test  the Containerfile's build stage and the manifests of deploy/kubernetes (part of make test)"
 	@echo "make soak     10,000 hostile tool calls; goroutines, heap and RSS before and after"
 	@echo "make clean    remove bin/ and build/"
 
@@ -147,6 +148,18 @@ tools:
 			exit 1; \
 		fi; \
 	fi
+	@# haproxy is the load balancer of the replica test (e2e/replicas_test.go),
+	@# run with the configuration we ship, deploy/haproxy/haproxy.cfg.
+	@if ! command -v haproxy >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "  install  haproxy (the load balancer of the replica test) with apt-get"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			timeout 10m apt-get update -qq >/dev/null && timeout 15m apt-get install -y -qq haproxy >/dev/null; \
+		else \
+			echo "haproxy not found. Install it, e.g. 'sudo apt-get install haproxy' on Debian/Ubuntu, then run make again." >&2; \
+			exit 1; \
+		fi; \
+	fi
 	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
 		echo "node and npm not found. Install Node.js 20 or later with npm, then run make again." >&2; \
 		exit 1; \
@@ -207,6 +220,7 @@ test: deps build plugins vet testdata-check
 	@echo "  test     TypeScript SDK client and Inspector CLI (node --test)"
 	@cd $(TS_DIR) && $(E2E_ENV) $(call timed,$(STAGE_TIMEOUT),the TypeScript tests,node --test --test-timeout=300000 --test-reporter=spec)
 	@$(MAKE) bench-smoke
+	@$(MAKE) deploy-test
 	@$(call timed,$(STAGE_TIMEOUT),the conformance suite,$(MAKE) conformance)
 	@$(call timed,$(STAGE_TIMEOUT),the fuzz smoke,$(MAKE) fuzz-smoke)
 
@@ -227,6 +241,17 @@ bench-smoke: build plugins
 	@cd bench && $(GO) vet ./...
 	@cd bench && $(E2E_ENV) $(GO) test $(TEST_FLAGS) -timeout $(BENCH_TIMEOUT) .
 	@cd bench && $(GO) test -race $(TEST_FLAGS) -timeout $(BENCH_TIMEOUT) ./soak
+
+# deploy/ is a module of its own too (deploy/go.mod), so that the product
+# module carries no Kubernetes types. Its tests run the Containerfile's build
+# stage on this machine's Go (no container runtime needed) and decode the
+# manifests of deploy/kubernetes strictly, checking them against the binary.
+# The first run compiles the static binary from scratch.
+DEPLOY_TIMEOUT ?= 10m
+deploy-test:
+	@echo "  test     Containerfile build stage and Kubernetes manifests (deploy module)"
+	@cd deploy && $(GO) vet ./...
+	@cd deploy && $(GO) test $(TEST_FLAGS) -timeout $(DEPLOY_TIMEOUT) ./...
 
 # The full benchmark: the table of BENCHMARKS.md on stdout, progress on
 # stderr. BENCH_FLAGS passes flags, e.g. BENCH_FLAGS="-exp stdio,http -reps 5".

@@ -36,6 +36,14 @@ var servingURL = regexp.MustCompile(`serving over HTTP"?[ ,]"?url"?[=:]"?(http:/
 // the test did not.
 func startHTTP(t *testing.T, cmd *exec.Cmd, log *lockedBuffer) (url string, stop func()) {
 	t.Helper()
+	url, stop, _ = startKillableHTTP(t, cmd, log)
+	return url, stop
+}
+
+// startKillableHTTP is startHTTP that also returns kill, which ends the
+// server with SIGKILL, as a crash would; stop does nothing after it.
+func startKillableHTTP(t *testing.T, cmd *exec.Cmd, log *lockedBuffer) (url string, stop, kill func()) {
+	t.Helper()
 	cmd.Args = append(cmd.Args, "--http", "127.0.0.1:0", "--token-env", tokenEnv)
 	cmd.Env = append(os.Environ(), tokenEnv+"="+testToken)
 	cmd.Stderr = log
@@ -56,11 +64,17 @@ func startHTTP(t *testing.T, cmd *exec.Cmd, log *lockedBuffer) (url string, stop
 			}
 		})
 	}
+	kill = func() {
+		once.Do(func() {
+			cmd.Process.Kill()
+			<-exited
+		})
+	}
 	t.Cleanup(stop)
 	ctx := testContext(t)
 	for {
 		if m := servingURL.FindStringSubmatch(log.String()); m != nil {
-			return m[1], stop
+			return m[1], stop, kill
 		}
 		select {
 		case err := <-exited:
