@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wasmcp/wasmcp/host/internal/egress"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
@@ -52,6 +53,7 @@ type Config struct {
 	policy *policy.Policy
 	trust  *trust.Policy
 	meters metric.MeterProvider
+	tracer trace.TracerProvider
 
 	// settle overrides the watcher's settle time; zero keeps its default.
 	// Only this package's tests set it, to make hot reload tests quicker.
@@ -123,6 +125,13 @@ func (c Config) WithLogger(l *slog.Logger) Config { c.logger = l; return c }
 // (wasmcp.guest.http.requests). Nil, the default, records nothing, at the
 // cost of no-op calls.
 func (c Config) WithMeterProvider(mp metric.MeterProvider) Config { c.meters = mp; return c }
+
+// WithTracerProvider sets where the host starts the child spans of a call,
+// under the span in the context given to Call: "admission" (waiting for
+// CallRequest.Admit), "validate" (the arguments), "guest" (the sandbox run)
+// and one "http_request" per outbound request of the guest. Nil, the
+// default, records nothing, at the cost of no-op calls.
+func (c Config) WithTracerProvider(tp trace.TracerProvider) Config { c.tracer = tp; return c }
 
 // validate reports the first invalid setting and returns the memory limit in
 // pages.

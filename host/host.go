@@ -15,7 +15,9 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
@@ -204,8 +206,8 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 			return nil, fmt.Errorf("config: plugin directory %s: %w", cfg.dir, err)
 		}
 	}
-	if h.inst, err = telemetry.New(cfg.meters); err != nil {
-		return nil, fmt.Errorf("config: meter provider: %w", err)
+	if h.inst, err = telemetry.New(cfg.meters, cfg.tracer); err != nil {
+		return nil, fmt.Errorf("config: meter or tracer provider: %w", err)
 	}
 	h.stopCtx, h.stop = context.WithCancel(context.Background())
 	var claims registry.ClaimStore
@@ -358,7 +360,7 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 		m := p.(*module)
 		mod := Module{Plugin: m.Name(), File: m.Path(), SHA256: m.SHA256()}
 		if req.Admit != nil {
-			release, err := req.Admit(ctx, mod)
+			release, err := h.admit(ctx, req.Admit, mod)
 			if err != nil {
 				return &admitError{err}
 			}
@@ -382,6 +384,17 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 		return nil, fmt.Errorf("call %s: %w", req.Tool, ErrUnknownTool)
 	}
 	return res, err
+}
+
+// admit asks a CallRequest's Admit, in an "admission" span.
+func (h *Host) admit(ctx context.Context, admit func(context.Context, Module) (func(), error), mod Module) (func(), error) {
+	ctx, span := h.inst.Tracer.Start(ctx, "admission", trace.WithAttributes(telemetry.PluginKey.String(mod.Plugin)))
+	defer span.End()
+	release, err := admit(ctx, mod)
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	return release, err
 }
 
 // admitError carries a refusal of CallRequest.Admit through the registry,

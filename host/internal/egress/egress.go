@@ -29,7 +29,10 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/telemetry"
@@ -57,6 +60,7 @@ type Client struct {
 	grant     policy.Net
 	log       *slog.Logger
 	requests  metric.Int64Counter
+	tracer    trace.Tracer
 	dialer    *dialer
 	transport *http.Transport
 	client    http.Client
@@ -68,12 +72,13 @@ type Client struct {
 // that denies every request. The error is for a CA file that cannot be
 // read.
 func New(plugin string, grant policy.Net, opts Options) (*Client, error) {
-	c := &Client{plugin: plugin, grant: grant, log: opts.Logger, requests: telemetry.Noop().NetRequests}
+	inst := opts.Instruments
+	if inst == nil {
+		inst = telemetry.Noop()
+	}
+	c := &Client{plugin: plugin, grant: grant, log: opts.Logger, requests: inst.NetRequests, tracer: inst.Tracer}
 	if c.log == nil {
 		c.log = slog.Default()
-	}
-	if opts.Instruments != nil {
-		c.requests = opts.Instruments.NetRequests
 	}
 	if grant.IsZero() {
 		return c, nil
@@ -168,12 +173,24 @@ type exchange struct {
 // ends when ctx does: the call's deadline or cancellation.
 func (c *Client) Do(ctx context.Context, tool string, doc []byte) (abi.ReplyStatus, []byte) {
 	start := time.Now()
+	ctx, span := c.tracer.Start(ctx, "http_request", trace.WithSpanKind(trace.SpanKindClient))
+	defer span.End()
 	x := exchange{tool: tool}
 	status, reply := c.do(ctx, doc, &x)
 	if status != abi.StatusOK {
 		x.reason = string(reply)
 	}
 	c.audit(ctx, &x, status, time.Since(start))
+	// The origin only: a URL's path and query, and the headers, may carry
+	// secrets the guest was granted.
+	span.SetAttributes(attribute.String("http.request.method", x.method), attribute.String("wasmcp.net.request.origin", x.origin),
+		attribute.Int("wasmcp.net.bytes", x.bytes), telemetry.NetOutcomeKey.String(status.String()))
+	if x.code != 0 {
+		span.SetAttributes(attribute.Int("http.response.status_code", x.code))
+	}
+	if status != abi.StatusOK {
+		span.SetStatus(codes.Error, status.String())
+	}
 	return status, reply
 }
 

@@ -9,8 +9,13 @@ import (
 	"log/slog"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
+	"github.com/wasmcp/wasmcp/host/internal/telemetry"
 )
 
 // Call runs the tool name with the arguments JSON args. Absent or null
@@ -40,25 +45,84 @@ func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, ho
 		return nil, fmt.Errorf("plugin %s: %w %q", p.name, ErrUnknownTool, name)
 	}
 
+	if res := p.validate(ctx, name, t, args); res != nil {
+		return res, nil
+	}
 	if isAbsent(args) {
 		args = json.RawMessage("{}")
 	}
-	if len(args) > p.maxInput {
-		return invalidArguments(name, fmt.Sprintf("%d bytes, over the limit of %d bytes", len(args), p.maxInput)), nil
-	}
-	if !utf8.Valid(args) {
-		return invalidArguments(name, "not valid UTF-8"), nil
-	}
-	if err := t.input.Validate(args); err != nil {
-		return invalidArguments(name, err.Error()), nil
-	}
 
+	ctx, span := p.tracer.Start(ctx, "guest", trace.WithAttributes(telemetry.PluginKey.String(p.name), sha256Key.String(p.sum)))
+	defer span.End()
 	res := new(Result)
 	err := p.mod.CallRead(ctx, name, args, hooks, func(doc []byte) error { return decodeResult(doc, &res.Result) })
 	if errors.Is(err, sandbox.ErrClosed) {
+		span.SetAttributes(outcomeKey.String("closed"))
+		span.SetStatus(codes.Error, "closed")
 		return nil, ErrClosed
 	}
-	return p.finish(ctx, name, t, res, err), nil
+	res = p.finish(ctx, name, t, res, err)
+	outcome := outcomeOf(res)
+	span.SetAttributes(outcomeKey.String(outcome))
+	if res.Failure != nil {
+		span.SetStatus(codes.Error, outcome)
+	}
+	return res, nil
+}
+
+// validate checks args against t's input schema, in a "validate" span, and
+// returns the result of arguments refused, nil for valid ones.
+func (p *Plugin) validate(ctx context.Context, name string, t *tool, args json.RawMessage) *Result {
+	_, span := p.tracer.Start(ctx, "validate")
+	defer span.End()
+	if isAbsent(args) {
+		args = json.RawMessage("{}")
+	}
+	var res *Result
+	switch {
+	case len(args) > p.maxInput:
+		res = invalidArguments(name, fmt.Sprintf("%d bytes, over the limit of %d bytes", len(args), p.maxInput))
+	case !utf8.Valid(args):
+		res = invalidArguments(name, "not valid UTF-8")
+	default:
+		if err := t.input.Validate(args); err != nil {
+			res = invalidArguments(name, err.Error())
+		}
+	}
+	if res != nil {
+		span.SetStatus(codes.Error, "invalid_arguments")
+	}
+	return res
+}
+
+// Span attributes of the guest run.
+var (
+	sha256Key  = attribute.Key("wasmcp.sha256")
+	outcomeKey = attribute.Key("wasmcp.outcome")
+)
+
+// outcomeOf names how a call ended, for its span: ok, tool_error (the tool
+// reported an error), or the cause of the host's failure.
+func outcomeOf(r *Result) string {
+	switch f := r.Failure; {
+	case f == nil && r.IsError:
+		return "tool_error"
+	case f == nil:
+		return "ok"
+	case errors.Is(f, ErrInvalidArguments):
+		return "invalid_arguments"
+	case errors.Is(f, ErrOutputSchema):
+		return "output_schema"
+	case errors.Is(f, sandbox.ErrTimeout):
+		return "timeout"
+	case errors.Is(f, sandbox.ErrMemory):
+		return "memory"
+	case errors.Is(f, sandbox.ErrCanceled):
+		return "canceled"
+	case errors.Is(f, sandbox.ErrInputRequired):
+		return "input_required"
+	}
+	return "failed"
 }
 
 // invalidArguments is the result of arguments refused for why.

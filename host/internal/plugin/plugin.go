@@ -17,9 +17,12 @@ import (
 	"strings"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/internal/schema"
+	"github.com/wasmcp/wasmcp/host/internal/telemetry"
 )
 
 // DefaultMaxInput is the largest arguments document accepted when
@@ -84,6 +87,7 @@ type Plugin struct {
 	logger          *slog.Logger
 	requested       *abi.Permissions
 	granted         policy.Grants
+	tracer          trace.Tracer
 
 	mu       sync.Mutex
 	inflight int           // calls running; guarded by mu
@@ -120,6 +124,11 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 	if p.logger == nil {
 		p.logger = slog.Default()
 	}
+	inst := opts.Sandbox.Instruments
+	if inst == nil {
+		inst = telemetry.Noop()
+	}
+	p.tracer = inst.Tracer
 	mod, err := sandbox.Compile(ctx, p.name, wasm, opts.Sandbox)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)

@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 )
 
 // ScopeName is the instrumentation scope of the engine's instruments.
@@ -56,23 +58,36 @@ type Instruments struct {
 	// Meter is the meter the instruments come from, for the host's own
 	// observable instruments.
 	Meter metric.Meter
+	// Tracer starts the engine's child spans of a call: admission,
+	// validation, the guest run, each outbound request.
+	Tracer trace.Tracer
 }
 
 // reloadBuckets suit loads from a cached compile (milliseconds) to a large
 // Go guest compiled cold (seconds).
 var reloadBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-// New makes the instruments from mp; nil gives Noop().
-func New(mp metric.MeterProvider) (*Instruments, error) {
-	if mp == nil {
-		return Noop(), nil
+// New makes the instruments from mp and the tracer from tp; nil gives the
+// no-op ones.
+func New(mp metric.MeterProvider, tp trace.TracerProvider) (*Instruments, error) {
+	in := Noop()
+	if mp != nil {
+		var err error
+		if in, err = newInstruments(mp); err != nil {
+			return nil, err
+		}
 	}
-	return newInstruments(mp)
+	if tp != nil {
+		c := *in
+		c.Tracer = tp.Tracer(ScopeName)
+		in = &c
+	}
+	return in, nil
 }
 
 func newInstruments(mp metric.MeterProvider) (*Instruments, error) {
 	m := mp.Meter(ScopeName)
-	in := &Instruments{Meter: m}
+	in := &Instruments{Meter: m, Tracer: tracenoop.NewTracerProvider().Tracer(ScopeName)}
 	var err error
 	if in.ModuleLoads, err = m.Int64Counter("wasmcp.module.loads", metric.WithUnit("{load}"),
 		metric.WithDescription("Attempts to load a module, by plugin and result.")); err != nil {
