@@ -247,3 +247,25 @@ func rawGet(t *testing.T, url string) (int, string) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
+
+// TestTelemetryDisabled: with OTEL_SDK_DISABLED=true, calls are served and
+// /metrics says there are no metrics.
+func TestTelemetryDisabled(t *testing.T) {
+	t.Setenv("OTEL_SDK_DISABLED", "true")
+	s := startServer(t, servedCopy(t, wat("hello")), serverOptions{
+		protocol: legacyProtocol,
+		http:     true,
+		args:     []string{"--metrics", "127.0.0.1:0"},
+	})
+	wantOK(t, s.call(t, "hello", ``))
+	m := opsURL.FindStringSubmatch(s.stderr.String())
+	if m == nil {
+		t.Fatalf("no -metrics listener in the log:\n%s", s.stderr)
+	}
+	if code, body := rawGet(t, m[1]); code != http.StatusNotFound || !strings.Contains(body, "OTEL_SDK_DISABLED") {
+		t.Errorf("/metrics = %d %s, want 404 naming OTEL_SDK_DISABLED", code, body)
+	}
+	if code, body := probeGet(t, strings.TrimSuffix(m[1], "/metrics"), "/readyz"); code != 200 {
+		t.Errorf("/readyz = %d %s", code, body)
+	}
+}

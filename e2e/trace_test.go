@@ -3,8 +3,10 @@ package e2e
 import (
 	"encoding/hex"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +19,9 @@ import (
 
 // TestTraceContinuedAndExported serves with an OTLP endpoint on a loopback
 // receiver, calls a tool with a traceparent in _meta, and finds the call's
-// span at the receiver, a child of the client's span, and the trace id in
-// the audit line.
+// span at the receiver, a child of the client's span, with the engine's
+// spans (admission, validation, the guest run) under it, and the trace id
+// in the audit line.
 func TestTraceContinuedAndExported(t *testing.T) {
 	const (
 		clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -57,21 +60,27 @@ func TestTraceContinuedAndExported(t *testing.T) {
 		t.Fatalf("hello: %v %v", res, err)
 	}
 	ctx := testContext(t)
-	for {
+	got := map[string]*tracepb.Span{}
+	for len(got) < 4 {
 		var span *tracepb.Span
 		select {
 		case span = <-spans:
 		case <-ctx.Done():
-			t.Fatalf("no span of the call reached the receiver\n%s", s.stderr)
+			t.Fatalf("spans of the call that reached the receiver: %v\n%s", slices.Collect(maps.Keys(got)), s.stderr)
 		}
-		if hex.EncodeToString(span.TraceId) != clientTrace {
-			continue
+		if hex.EncodeToString(span.TraceId) == clientTrace {
+			got[span.Name] = span
 		}
-		if span.Name != "tools/call hello" || hex.EncodeToString(span.ParentSpanId) != clientSpan ||
-			span.Kind != tracepb.Span_SPAN_KIND_SERVER {
-			t.Errorf("span %q, parent %x, kind %v; want tools/call hello, child of %s, server", span.Name, span.ParentSpanId, span.Kind, clientSpan)
+	}
+	call := got["tools/call hello"]
+	if call == nil || hex.EncodeToString(call.ParentSpanId) != clientSpan || call.Kind != tracepb.Span_SPAN_KIND_SERVER {
+		t.Fatalf("span %v; want tools/call hello, child of %s, server", call, clientSpan)
+	}
+	// The engine's children of the call's span.
+	for _, name := range []string{"admission", "validate", "guest"} {
+		if c := got[name]; c == nil || string(c.ParentSpanId) != string(call.SpanId) {
+			t.Errorf("span %s: %v; want a child of the call's span %x", name, c, call.SpanId)
 		}
-		break
 	}
 	for !strings.Contains(s.stderr.String(), "trace_id="+clientTrace) {
 		select {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/internal/httpserve"
@@ -69,7 +70,7 @@ func (s *server) dirLoaded(h *host.Host) <-chan struct{} {
 // authentication.
 func (s *server) opsMux(h *host.Host) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", s.metrics.Handler())
+	mux.Handle("GET /metrics", s.metricsHandler())
 	httpserve.Health{Drain: s.drain, Ready: func() error { return s.ready(h) }}.Register(mux)
 	return mux
 }
@@ -98,4 +99,21 @@ func (s *server) ready(h *host.Host) error {
 		return fmt.Errorf("plugin directory unreadable: %w", err)
 	}
 	return nil
+}
+
+// telemetryDisabled reports whether the standard OTEL_SDK_DISABLED asks for
+// no metrics and no traces.
+func telemetryDisabled() bool {
+	return strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true")
+}
+
+// metricsHandler serves /metrics, or says why there are none: 404, as for
+// any path not served, with the reason in the body.
+func (s *server) metricsHandler() http.Handler {
+	if s.metrics == nil {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "metrics are off: OTEL_SDK_DISABLED=true", http.StatusNotFound)
+		})
+	}
+	return s.metrics.Handler()
 }

@@ -79,7 +79,12 @@ the environment, each tools/call is a span exported by OTLP over HTTP,
 configured by the standard OTEL_* variables. A span continues the
 client's W3C trace context: traceparent and tracestate in the request's
 _meta, or else in its HTTP headers. A call's audit line names its trace
-(trace_id) whenever the client sent one, exported or not.
+(trace_id) whenever the client sent one, exported or not. The span's
+children time the call's admission, the validation of its arguments, the
+guest's run and each of the guest's outbound HTTP requests.
+
+OTEL_SDK_DISABLED=true turns metrics and traces off: nothing is measured or
+exported, and /metrics answers 404.
 
 -stateless, for running replicas behind a load balancer with no session
 affinity: 2025-era clients are then served without sessions too, so that any
@@ -252,17 +257,19 @@ status is 0 for such a stop.`,
 			}
 			s.operator.Store(operator)
 			s.adapter.Limits.PerPlugin = pluginLimits(&s.operator)
-			if httpf.addr != "" || opsAddr != "" {
+			off := telemetryDisabled()
+			if (httpf.addr != "" || opsAddr != "") && !off {
 				if s.metrics, err = metrics.New(version()); err != nil {
 					return err
 				}
 				s.cfg = s.cfg.WithMeterProvider(s.metrics.MeterProvider())
 				s.adapter.MeterProvider = s.metrics.MeterProvider()
 			}
-			if tracing.Enabled() {
+			if tracing.Enabled() && !off {
 				if s.traces, err = tracing.New(ctx, version()); err != nil {
 					return err
 				}
+				s.cfg = s.cfg.WithTracerProvider(s.traces.TracerProvider())
 				s.adapter.TracerProvider = s.traces.TracerProvider()
 			}
 			if opsAddr != "" {
@@ -542,7 +549,7 @@ func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter, hst
 	mux.Handle(endpoint, drain.Track(guard(adapter.HTTPHandler(opts))))
 	// Behind the token: tool and plugin names and traffic are not for
 	// whoever reaches the port. -metrics serves them without it.
-	mux.Handle("GET /metrics", guard(s.metrics.Handler()))
+	mux.Handle("GET /metrics", guard(s.metricsHandler()))
 	httpserve.Health{Drain: drain, Ready: func() error { return s.ready(hst) }}.Register(mux)
 
 	url := fmt.Sprintf("http://%s%s", l.ln.Addr(), endpoint)
