@@ -48,13 +48,7 @@ func runHTTP(ctx context.Context, e *env) ([]row, error) {
 // httpRep starts both servers afresh and returns their throughput, calls
 // calls each among clients sessions.
 func httpRep(ctx context.Context, e *env, i int, dir string, clients, calls int) (wasmcp, native float64, err error) {
-	var servers []*httpServer
-	defer func() {
-		for _, s := range servers {
-			s.stop()
-		}
-	}()
-	for _, mk := range []func(addr string) (*exec.Cmd, error){
+	got, err := throughputs(ctx, clients, calls,
 		func(addr string) (*exec.Cmd, error) {
 			// -rate 0: the default per-session rate limit would measure the
 			// limit, not the server. Its other admission defaults stay.
@@ -63,15 +57,31 @@ func httpRep(ctx context.Context, e *env, i int, dir string, clients, calls int)
 		},
 		func(addr string) (*exec.Cmd, error) {
 			return e.nativeCmd(fmt.Sprintf("http-native-%d", i), roleHTTP, addrEnv+"="+addr)
-		},
-	} {
+		})
+	if err != nil {
+		return 0, 0, err
+	}
+	return got[0], got[1], nil
+}
+
+// throughputs starts the servers the mks make, opens clients sessions to
+// each, and returns their throughput in calls per second, calls calls each,
+// the servers taking turns slice by slice.
+func throughputs(ctx context.Context, clients, calls int, mks ...func(addr string) (*exec.Cmd, error)) ([]float64, error) {
+	var servers []*httpServer
+	defer func() {
+		for _, s := range servers {
+			s.stop()
+		}
+	}()
+	for _, mk := range mks {
 		s, err := startHTTP(ctx, mk)
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 		servers = append(servers, s)
 		if err := s.open(ctx, clients); err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 	}
 	done := make([]int, len(servers))
@@ -81,13 +91,17 @@ func httpRep(ctx context.Context, e *env, i int, dir string, clients, calls int)
 			k := (j + s) % len(servers)
 			n, d, err := servers[k].burst(ctx, calls/httpSlices)
 			if err != nil {
-				return 0, 0, fmt.Errorf("%s: %w", servers[k].url, err)
+				return nil, fmt.Errorf("%s: %w", servers[k].url, err)
 			}
 			done[k] += n
 			wall[k] += d
 		}
 	}
-	return float64(done[0]) / wall[0].Seconds(), float64(done[1]) / wall[1].Seconds(), nil
+	out := make([]float64, len(servers))
+	for k := range servers {
+		out[k] = float64(done[k]) / wall[k].Seconds()
+	}
+	return out, nil
 }
 
 // An httpServer is one server process listening at url, and the client

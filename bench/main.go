@@ -53,6 +53,7 @@ type experiment struct {
 var experiments = []experiment{
 	{"stdio", runStdio},
 	{"http", runHTTP},
+	{"telemetry", runTelemetry},
 	{"deadline", runDeadline},
 	{"reload", runReload},
 	{"scale", runScale},
