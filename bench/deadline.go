@@ -41,21 +41,11 @@ func runDeadline(ctx context.Context, e *env) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := host.NewConfig().WithDir(dir).WithCacheDir(filepath.Join(e.codeCache, "host")).
-		WithLogger(slog.New(slog.DiscardHandler))
-	h, err := host.New(ctx, cfg)
+	h, cache, closeAll, err := e.hostAndPlainCache(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	defer h.Close(context.WithoutCancel(ctx))
-	if err := h.LoadDir(ctx); err != nil {
-		return nil, err
-	}
-	cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(e.codeCache, "plain"))
-	if err != nil {
-		return nil, err
-	}
-	defer cache.Close(ctx)
+	defer closeAll()
 
 	var rows []row
 	for _, w := range workloads {
@@ -242,4 +232,26 @@ func jqArgs(count int) []byte {
 		"filter": `[.[] | select(.price > 50) | .price] | add`,
 		"input":  items,
 	})
+}
+
+// hostAndPlainCache loads dir's modules in a host with the bench's
+// compilation cache, beside the cache plain wazero compiles the unmetered
+// baselines with; closeAll closes both.
+func (e *env) hostAndPlainCache(ctx context.Context, dir string) (h *host.Host, cache wazero.CompilationCache, closeAll func(), err error) {
+	cfg := host.NewConfig().WithDir(dir).WithCacheDir(filepath.Join(e.codeCache, "host")).
+		WithLogger(slog.New(slog.DiscardHandler))
+	if h, err = host.New(ctx, cfg); err != nil {
+		return nil, nil, nil, err
+	}
+	if err = h.LoadDir(ctx); err == nil {
+		cache, err = wazero.NewCompilationCacheWithDir(filepath.Join(e.codeCache, "plain"))
+	}
+	if err != nil {
+		h.Close(context.WithoutCancel(ctx))
+		return nil, nil, nil, err
+	}
+	return h, cache, func() {
+		cache.Close(ctx)
+		h.Close(context.WithoutCancel(ctx))
+	}, nil
 }

@@ -5,15 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tetratelabs/wazero"
 
 	"github.com/wasmcp/wasmcp/bench/lang/kernel"
 	"github.com/wasmcp/wasmcp/host"
@@ -88,21 +85,11 @@ func runLang(ctx context.Context, e *env) ([]row, error) {
 		e.log.Info("lang: built", "language", l.name, "took", time.Since(start).Round(time.Millisecond))
 		built = append(built, l)
 	}
-	cfg := host.NewConfig().WithDir(dir).WithCacheDir(filepath.Join(e.codeCache, "host")).
-		WithLogger(slog.New(slog.DiscardHandler))
-	h, err := host.New(ctx, cfg)
+	h, cache, closeAll, err := e.hostAndPlainCache(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	defer h.Close(context.WithoutCancel(ctx))
-	if err := h.LoadDir(ctx); err != nil {
-		return nil, err
-	}
-	cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(e.codeCache, "plain"))
-	if err != nil {
-		return nil, err
-	}
-	defer cache.Close(ctx)
+	defer closeAll()
 	var rows []row
 	for _, l := range built {
 		wasm, err := os.ReadFile(filepath.Join(dir, strings.TrimPrefix(l.tool, "work_")+".wasm"))
