@@ -258,8 +258,8 @@ status is 0 for such a stop.`,
 			s.operator.Store(operator)
 			s.adapter.Limits.PerPlugin = pluginLimits(&s.operator)
 			off := telemetryDisabled()
-			if (httpf.addr != "" || opsAddr != "") && !off {
-				if s.metrics, err = metrics.New(version()); err != nil {
+			if (httpf.addr != "" || opsAddr != "" || metrics.OTLPEnabled()) && !off {
+				if s.metrics, err = metrics.New(ctx, version()); err != nil {
 					return err
 				}
 				s.cfg = s.cfg.WithMeterProvider(s.metrics.MeterProvider())

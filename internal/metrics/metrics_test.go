@@ -15,7 +15,7 @@ import (
 // conventions and reads it back as Prometheus text, under the name and
 // labels a Prometheus query uses.
 func TestPrometheusText(t *testing.T) {
-	e, err := New("v1.2.3")
+	e, err := New(t.Context(), "v1.2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
