@@ -122,41 +122,27 @@ run-stdio: build plugins $(PRIMED)
 
 deps: tools $(TS_DIR)/node_modules/.package-lock.json $(CONFORMANCE_DIR)/node_modules/.package-lock.json
 
-# wat2wasm assembles the WAT guests of the tests, and docker-registry serves
-# the OCI tests. As root on Debian they are installed; anyone else is told
-# what to install.
+# The Debian tools of the tests, as COMMAND:PACKAGE: wat2wasm assembles the
+# WAT test guests; docker-registry is the CNCF distribution server
+# (registry:2) the OCI tests push to and pull from on a loopback port;
+# haproxy is the load balancer of the replica test (e2e/replicas_test.go),
+# run with deploy/haproxy/haproxy.cfg.
+TEST_TOOLS := wat2wasm:wabt docker-registry:docker-registry haproxy:haproxy
+
+# As root on Debian the missing ones are installed, with one apt-get update;
+# anyone else is told what to install.
 tools:
-	@if ! command -v wat2wasm >/dev/null 2>&1; then \
+	@missing=""; \
+	for t in $(TEST_TOOLS); do \
+		command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "  install  wabt (wat2wasm) with apt-get"; \
+			echo "  install $$missing with apt-get (the tests' tools)"; \
 			export DEBIAN_FRONTEND=noninteractive; \
-			timeout 10m apt-get update -qq >/dev/null && timeout 15m apt-get install -y -qq wabt >/dev/null; \
+			timeout 10m apt-get update -qq >/dev/null && timeout 15m apt-get install -y -qq $$missing >/dev/null; \
 		else \
-			echo "wat2wasm not found. Install WABT, e.g. 'sudo apt-get install wabt' on Debian/Ubuntu, then run make again." >&2; \
-			exit 1; \
-		fi; \
-	fi
-	@# docker-registry is the CNCF distribution server (registry:2) the OCI
-	@# tests push to and pull from, on a loopback port of their own.
-	@if ! command -v docker-registry >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "  install  docker-registry (the CNCF distribution server, for the OCI tests) with apt-get"; \
-			export DEBIAN_FRONTEND=noninteractive; \
-			timeout 10m apt-get update -qq >/dev/null && timeout 15m apt-get install -y -qq docker-registry >/dev/null; \
-		else \
-			echo "docker-registry not found. Install it, e.g. 'sudo apt-get install docker-registry' on Debian/Ubuntu, then run make again." >&2; \
-			exit 1; \
-		fi; \
-	fi
-	@# haproxy is the load balancer of the replica test (e2e/replicas_test.go),
-	@# run with the configuration we ship, deploy/haproxy/haproxy.cfg.
-	@if ! command -v haproxy >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "  install  haproxy (the load balancer of the replica test) with apt-get"; \
-			export DEBIAN_FRONTEND=noninteractive; \
-			timeout 10m apt-get update -qq >/dev/null && timeout 15m apt-get install -y -qq haproxy >/dev/null; \
-		else \
-			echo "haproxy not found. Install it, e.g. 'sudo apt-get install haproxy' on Debian/Ubuntu, then run make again." >&2; \
+			echo "Missing the tests' tools. Install them, e.g. 'sudo apt-get install$$missing' on Debian/Ubuntu, then run make again." >&2; \
 			exit 1; \
 		fi; \
 	fi
