@@ -31,6 +31,23 @@ func echoWasm(t *testing.T) []byte {
 	return wasm
 }
 
+// pushedEcho starts a registry, pushes the echo module to it as
+// team/echo:v1 and returns the registry, a client and the pulled artifact.
+func pushedEcho(t *testing.T) (*ocitest.Registry, *oci.Client, *oci.Artifact) {
+	t.Helper()
+	reg := ocitest.Start(t, ocitest.Options{})
+	c := oci.NewClient(oci.Options{})
+	ref, _ := oci.ParseReference(reg.Ref("team/echo", "v1"), false)
+	if _, err := c.Push(context.Background(), ref.String(), echoWasm(t), nil); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.Pull(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, c, a
+}
+
 func TestPushPull(t *testing.T) {
 	reg := ocitest.Start(t, ocitest.Options{})
 	c := oci.NewClient(oci.Options{})
@@ -82,17 +99,8 @@ func TestPushPull(t *testing.T) {
 }
 
 func TestSignatures(t *testing.T) {
-	reg := ocitest.Start(t, ocitest.Options{})
-	c := oci.NewClient(oci.Options{})
+	_, c, a := pushedEcho(t)
 	ctx := context.Background()
-	ref, _ := oci.ParseReference(reg.Ref("team/echo", "v1"), false)
-	if _, err := c.Push(ctx, ref.String(), echoWasm(t), nil); err != nil {
-		t.Fatal(err)
-	}
-	a, err := c.Pull(ctx, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if sigs, err := c.Signatures(ctx, a); err != nil || sigs != nil {
 		t.Fatalf("unsigned: %q, %v", sigs, err)
 	}

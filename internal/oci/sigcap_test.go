@@ -12,24 +12,14 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/wasmcp/wasmcp/internal/oci"
-	"github.com/wasmcp/wasmcp/internal/ocitest"
 )
 
 // TestSignaturesCapCountsLayers checks that the cap on signatures counts
 // signature documents, not referrers: one referrer listing many layers
 // would otherwise have the client fetch and keep each of them.
 func TestSignaturesCapCountsLayers(t *testing.T) {
-	reg := ocitest.Start(t, ocitest.Options{})
-	c := oci.NewClient(oci.Options{})
+	reg, c, a := pushedEcho(t)
 	ctx := context.Background()
-	ref, _ := oci.ParseReference(reg.Ref("team/echo", "v1"), false)
-	if _, err := c.Push(ctx, ref.String(), echoWasm(t), nil); err != nil {
-		t.Fatal(err)
-	}
-	a, err := c.Pull(ctx, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
 	repo, err := remote.NewRepository(reg.Host + "/team/echo")
 	if err != nil {
 		t.Fatal(err)
