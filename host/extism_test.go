@@ -57,7 +57,7 @@ func text(t *testing.T, res *host.Result) string {
 
 func TestExtismToolsAndConfig(t *testing.T) {
 	h, _ := extismHost(t, `{"config":{"greeting":"hello from the policy"}}`)
-	if got := strings.Join(toolNames(h.Tools()), ","); got != "alloc_bomb,bad_pointer,config,deadloop,error,fetch,go_refused,logs,output_big,repeat,vars" {
+	if got := strings.Join(toolNames(h.Tools()), ","); got != "alloc_bomb,bad_pointer,config,deadloop,error,fetch,go_refused,logs,output_big,repeat,set_output_outside,toobig_var,vars" {
 		t.Fatalf("tools %s", got)
 	}
 	if got := text(t, callTool(t, h, "config", "", nil)); got != "hello from the policy" {
@@ -123,16 +123,18 @@ func TestExtismErrorSet(t *testing.T) {
 }
 
 func TestExtismFailures(t *testing.T) {
-	h, _ := extismHost(t, `{"memory":"2MiB","timeout":"300ms","maxOutput":1024}`)
+	h, _ := extismHost(t, `{"memory":"4MiB","timeout":"300ms","maxOutput":1024}`)
 	cases := []struct {
 		tool string
 		is   error
 		want string
 	}{
-		{"alloc_bomb", host.ErrMemory, "exceeded memory limit of 2 MiB: extism:host/env.alloc(65536)"},
+		{"alloc_bomb", host.ErrMemory, "exceeded memory limit of 4 MiB: extism:host/env.alloc(65536)"},
 		{"bad_pointer", nil, "extism:host/env.load_u64: [549755813632, 549755813640) is outside the kernel memory in use"},
 		{"deadloop", host.ErrTimeout, "timed out after 300ms"},
 		{"output_big", nil, "output_set of call gave 2048 bytes, over the limit of 1 KiB"},
+		{"set_output_outside", nil, "extism:host/env.output_set: output [56, 156) is outside the kernel memory in use"},
+		{"toobig_var", nil, "extism:host/env.var_set: the plugin's variables would take 2097155 bytes, over the limit of 1 MiB"},
 	}
 	for _, c := range cases {
 		res := callTool(t, h, c.tool, "", nil)
