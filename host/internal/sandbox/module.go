@@ -67,7 +67,9 @@ type Module struct {
 // Compile compiles wasm in Options.Runtime (or a runtime of the module's own,
 // with WASI preview 1 and the "wasmcp" host module), checks its imports and exports against
 // ABI.md, instantiates a first instance (running _initialize) and checks that
-// wasmcp_abi_version returns abi.Version. A binary whose counts promise more
+// wasmcp_abi_version returns abi.Version. A module importing ExtismModule is
+// an Extism plugin instead (Info.Kind), checked against ABI.md section 9 and
+// called with CallExtism. A binary whose counts promise more
 // than its bytes hold, whose tables start with more than 10 million
 // elements, that imports a table, or whose compilation would take wazero
 // more than linear time in its size (bounds.CompileWorkPerByte), is refused
