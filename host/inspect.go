@@ -11,6 +11,7 @@ import (
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
 	"github.com/wasmcp/wasmcp/host/internal/registry"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/internal/watcher"
 	"github.com/wasmcp/wasmcp/host/policy"
 )
@@ -23,9 +24,14 @@ type Report struct {
 	SHA256 string `json:"sha256"`
 	// Size is its length in bytes.
 	Size int64 `json:"size"`
+	// Kind is "wasmcp" for a module of the wasmcp ABI, "extism" for an
+	// Extism plugin (ABI.md section 9); empty if it did not load.
+	Kind string `json:"kind,omitempty"`
 	// ABIVersion is what the module's wasmcp_abi_version returned; zero if
-	// it did not get that far.
+	// it did not get that far, or for an Extism plugin.
 	ABIVersion uint32 `json:"abiVersion,omitempty"`
+	// Protocol is an Extism plugin's hyper-mcp plugin protocol, 1 or 2.
+	Protocol int `json:"protocol,omitempty"`
 	// Tools are the module's definitions, as a client would see them.
 	Tools []abi.Tool `json:"tools,omitempty"`
 	// Imports and Exports are "name: signature" lines, sorted.
@@ -94,7 +100,11 @@ func Inspect(ctx context.Context, cfg Config, path string) (*Report, error) {
 	r.Loadable, r.Tools = true, p.Tools()
 	r.Requested, r.Granted = p.Requested(), policy.Summary(p.Granted())
 	_, r.Denied = h.cfg.policy.Grant(p.Name(), p.Requested())
-	r.ABIVersion, r.Imports, r.Exports = info.ABIVersion, info.Imports, info.Exports
+	r.ABIVersion, r.Protocol, r.Imports, r.Exports = info.ABIVersion, info.Protocol, info.Imports, info.Exports
+	r.Kind = "wasmcp"
+	if info.Kind == sandbox.KindExtism {
+		r.Kind = "extism"
+	}
 	h.open.Add(1)
 	target := &module{Plugin: p, open: &h.open}
 	if h.dir == "" {

@@ -48,6 +48,8 @@ func (h *Host) pluginOptions(path string) plugin.Options {
 	if l.MaxOutput > 0 {
 		opts.Sandbox.Limits.MaxOutput = l.MaxOutput
 	}
+	opts.Sandbox.Config = h.cfg.policy.Config(name)
+	opts.Implicit = h.cfg.policy.Offer(name)
 	opts.Permit = func(requested *abi.Permissions) (policy.Grants, error) {
 		g, denied := h.cfg.policy.Grant(name, requested)
 		if len(denied) > 0 {

@@ -99,6 +99,12 @@ func printReport(w io.Writer, r *host.Report, dir string) error {
 	fmt.Fprintf(tw, "file\t%s\n", r.Path)
 	fmt.Fprintf(tw, "sha256\t%s\n", r.SHA256)
 	fmt.Fprintf(tw, "size\t%s\n", humanBytes(r.Size))
+	switch r.Kind {
+	case "extism":
+		fmt.Fprintf(tw, "kind\tExtism plugin, hyper-mcp plugin protocol v%d\n", r.Protocol)
+	case "wasmcp":
+		fmt.Fprintf(tw, "kind\twasmcp ABI\n")
+	}
 	if r.ABIVersion != 0 {
 		fmt.Fprintf(tw, "abi version\t%d (this host speaks %d)\n", r.ABIVersion, abi.Version)
 	}

@@ -77,6 +77,8 @@
 //	maxResponse  largest response body: bytes or a size string (default 4MiB)
 //	maxRequests  requests the plugin may have in flight, all calls together
 //	             (default 4)
+//	config       an Extism plugin's config_get values: string keys to string
+//	             values (a plugin's object replaces the defaults' whole)
 //
 // # Deny by default
 //
@@ -88,6 +90,10 @@
 // asked and not granted is reported by Grant and logged by the host at each
 // load, so a new version of a module that asks for more gets no more and
 // says so in the log. Without a policy file nothing is granted.
+//
+// An Extism plugin (ABI.md section 9) cannot ask: the policy stands for its
+// manifest, and it is granted everything the policy offers it (Offer), as
+// if it had asked for all of it; any wasmcp module could ask the same.
 //
 // An origin is granted when a policy entry and a requested entry both match
 // it: a request for "*" gets every origin the policy lists, a request for

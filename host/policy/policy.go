@@ -53,6 +53,9 @@ type Settings struct {
 	Proxy          *string                      `json:"proxy,omitempty"`
 	MaxResponse    *Size                        `json:"maxResponse,omitempty"`
 	MaxRequests    *int                         `json:"maxRequests,omitempty"`
+	// Config are the values an Extism plugin reads with config_get. A
+	// plugin's object replaces the defaults' whole.
+	Config map[string]string `json:"config,omitempty"`
 }
 
 // Load reads and parses the policy file at path. Relative host paths of
@@ -201,8 +204,38 @@ func (p *Policy) settings(plugin string) Settings {
 	if o.Random != nil {
 		s.Random = o.Random
 	}
+	if o.Config != nil {
+		s.Config = o.Config
+	}
 	mergeNet(&s, o)
 	return s
+}
+
+// Config returns the values the Extism plugin named plugin reads with
+// config_get; nil for none. Callers must not modify the map.
+func (p *Policy) Config(plugin string) map[string]string {
+	return p.settings(plugin).Config
+}
+
+// Offer is the permissions request that asks for everything the policy
+// offers the plugin named plugin: the request of a module that cannot make
+// one (an Extism plugin), for Grant. Any wasmcp module could make the same
+// request, so a plugin that makes none gets nothing another could not.
+// Nil when the policy offers nothing.
+func (p *Policy) Offer(plugin string) *abi.Permissions {
+	s := p.settings(plugin)
+	r := &abi.Permissions{Net: s.Net, Clock: s.Clock != nil && *s.Clock, Random: s.Random != nil && *s.Random}
+	for _, m := range s.FS {
+		r.FS = append(r.FS, abi.FSPermission{Path: m.GuestPath, Write: m.Write})
+	}
+	for _, spec := range s.Env {
+		name, _, _ := strings.Cut(spec, "=")
+		r.Env = append(r.Env, name)
+	}
+	if len(r.FS) == 0 && len(r.Env) == 0 && len(r.Net) == 0 && !r.Clock && !r.Random {
+		return nil
+	}
+	return r
 }
 
 // Limits returns the resource limits of the plugin named plugin.

@@ -55,7 +55,7 @@ func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, ho
 	ctx, span := p.tracer.Start(ctx, "guest", trace.WithAttributes(telemetry.PluginKey.String(p.name), sha256Key.String(p.sum)))
 	defer span.End()
 	res := new(Result)
-	err := p.mod.CallRead(ctx, name, args, hooks, func(doc []byte) error { return decodeResult(doc, &res.Result) })
+	err := p.run(ctx, name, args, hooks, res)
 	if errors.Is(err, sandbox.ErrClosed) {
 		span.SetAttributes(outcomeKey.String("closed"))
 		span.SetStatus(codes.Error, "closed")

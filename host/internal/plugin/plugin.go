@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -74,6 +75,10 @@ type Options struct {
 	// Permit, when set, decides what the module's permissions request gets
 	// (see permissions.go). Nil grants nothing.
 	Permit PermitFunc
+	// Implicit is the permissions request of a module that cannot make
+	// one, an Extism plugin (ABI.md section 9): what the operator's policy
+	// offers it. wasmcp modules ignore it.
+	Implicit *abi.Permissions
 }
 
 // Plugin is a loaded module and its tools. Its methods are safe for
@@ -81,6 +86,7 @@ type Options struct {
 type Plugin struct {
 	name, path, sum string
 	mod             *sandbox.Module
+	info            sandbox.Info // the module's kind and protocol
 	tools           []abi.Tool
 	byName          map[string]*tool
 	maxInput        int
@@ -88,6 +94,8 @@ type Plugin struct {
 	requested       *abi.Permissions
 	granted         policy.Grants
 	tracer          trace.Tracer
+	// calls numbers the calls of an Extism plugin of protocol 2.
+	calls atomic.Uint64
 
 	mu       sync.Mutex
 	inflight int           // calls running; guarded by mu
@@ -133,12 +141,15 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	p.mod = mod
+	p.mod, p.info = mod, mod.Info()
 	sum := mod.Sum() // the sandbox's, which keys its compiled code by it
 	p.sum = hex.EncodeToString(sum[:])
-	doc, err := mod.Describe(ctx)
+	doc, err := p.describe(ctx)
 	if err == nil {
 		err = p.define(doc)
+	}
+	if p.info.Kind == sandbox.KindExtism {
+		p.requested = opts.Implicit
 	}
 	if err == nil {
 		err = p.permit(ctx, opts.Permit)
@@ -163,7 +174,8 @@ func (p *Plugin) SHA256() string { return p.sum }
 // schemas are shared: callers must not modify them.
 func (p *Plugin) Tools() []abi.Tool { return slices.Clone(p.tools) }
 
-// Info describes the module's imports, exports and ABI version.
+// Info describes the module's kind, imports, exports and ABI or protocol
+// version.
 func (p *Plugin) Info() sandbox.Info { return p.mod.Info() }
 
 // enter registers a call, unless the plugin is closed.

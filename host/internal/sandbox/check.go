@@ -60,16 +60,30 @@ var requiredExports = []struct {
 // initializeSig is the signature of the optional _initialize export.
 var initializeSig = signature{}
 
-// checkImports refuses every import the sandbox does not provide, naming it.
-// hosts maps a host module name to the functions it exports.
-func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]api.FunctionDefinition) error {
+// checkImports refuses every import the sandbox does not provide to a
+// module of kind, naming it. hosts maps a host module name to the functions
+// it exports.
+func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]api.FunctionDefinition, kind Kind) error {
 	var errs []error
+	own := abi.ImportModule
+	if kind == KindExtism {
+		own = ExtismModule
+	}
 	for _, def := range compiled.ImportedFunctions() {
 		mod, name, _ := def.Import()
+		if kind == KindExtism && mod == bounds.YieldModule && name == bounds.YieldImport {
+			continue // the instrumentation's
+		}
 		fns, ok := hosts[mod]
-		if !ok {
-			errs = append(errs, fmt.Errorf("import %s.%s: module %q is not provided (only %s and %s are)",
-				mod, name, mod, abi.ImportModule, wasiModule))
+		if !ok || (mod != own && mod != wasiModule) {
+			why := ""
+			if kind == KindExtism {
+				// hyper-mcp's v2 plugins may import its own host
+				// functions (extism:host/user); no other host has them.
+				why = "; an Extism plugin gets only the standard Extism host functions"
+			}
+			errs = append(errs, fmt.Errorf("import %s.%s: module %q is not provided (only %s and %s are%s)",
+				mod, name, mod, own, wasiModule, why))
 			continue
 		}
 		want, ok := fns[name]
@@ -87,13 +101,21 @@ func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]ap
 	return errors.Join(errs...)
 }
 
-// checkExports verifies the exports of ABI.md section 2, and that the
+// checkExports verifies the exports of ABI.md section 2, or of a hyper-mcp
+// protocol for an Extism module (whose version it returns), and that the
 // memory's minimum and the tables, whose elements take tableBytes at most,
 // fit in the limit together, so that no instantiation can fail on them.
-func checkExports(compiled wazero.CompiledModule, limitPages uint32, tableBytes uint64) error {
+func checkExports(compiled wazero.CompiledModule, kind Kind, limitPages uint32, tableBytes uint64) (protocol int, err error) {
 	var errs []error
 	fns := compiled.ExportedFunctions()
-	for _, want := range requiredExports {
+	required := requiredExports
+	if kind == KindExtism {
+		required = nil
+		if protocol, err = extismProtocol(fns); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, want := range required {
 		def, ok := fns[want.name]
 		if !ok {
 			errs = append(errs, fmt.Errorf("missing export %s: %s", want.name, want.sig))
@@ -122,7 +144,7 @@ func checkExports(compiled wazero.CompiledModule, limitPages uint32, tableBytes 
 		errs = append(errs, fmt.Errorf("export %s: minimum of %d pages (%s) exceeds the memory limit of %s%s",
 			abi.ExportMemory, mem.Min(), formatBytes(uint64(mem.Min())*pageSize), formatBytes(limit), tables))
 	}
-	return errors.Join(errs...)
+	return protocol, errors.Join(errs...)
 }
 
 // describeModule lists the imports and exports of compiled for Info.

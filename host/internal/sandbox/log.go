@@ -67,7 +67,14 @@ func (m *Module) log(ctx context.Context, mod api.Module, stack []uint64) {
 		panic(fmt.Errorf("%s.%s: message [%d, %d) outside memory of %d bytes",
 			abi.ImportModule, abi.ImportLog, ptr, uint64(ptr)+uint64(n), mod.Memory().Size()))
 	}
-	if n > abi.MaxLogSize {
+	m.emit(ctx, level, buf)
+}
+
+// emit passes one guest log line on, as log says: to the call's LogFunc and
+// to Options.Logger, truncated to abi.MaxLogSize, within the call's log
+// bounds. buf may be the guest's memory: it is copied.
+func (m *Module) emit(ctx context.Context, level abi.LogLevel, buf []byte) {
+	if len(buf) > abi.MaxLogSize {
 		buf = trimPartialRune(buf[:abi.MaxLogSize])
 	}
 	// Outside a call (_initialize, describe) there is no call state: no

@@ -1,6 +1,10 @@
 package sandbox
 
-import "github.com/tetratelabs/wazero/experimental"
+import (
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/kernel"
+)
 
 // limitedMemory backs one instance's linear memory and enforces its share
 // of Limits.MemoryPages: what the instance's tables leave of it (see
@@ -20,6 +24,9 @@ import "github.com/tetratelabs/wazero/experimental"
 type limitedMemory struct {
 	buf   []byte
 	limit uint64 // bytes
+	// kernel is an Extism instance's kernel memory, whose bytes count
+	// against limit too; nil for a wasmcp instance.
+	kernel *kernel.Memory
 	// size is the memory's length, kept after Free for classify.
 	size uint64
 	// refused is set when a grow was refused during the current call. Only
@@ -35,7 +42,7 @@ var _ experimental.LinearMemory = (*limitedMemory)(nil)
 
 // Reallocate implements experimental.LinearMemory.
 func (l *limitedMemory) Reallocate(size uint64) []byte {
-	if size > l.limit {
+	if size+l.kernel.Bytes() > l.limit {
 		l.refused = true
 		return nil
 	}

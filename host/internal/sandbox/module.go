@@ -28,7 +28,10 @@ const wasiModule = wasi_snapshot_preview1.ModuleName
 // with other modules (Options.Runtime) or its own. Its methods are safe for
 // concurrent use.
 type Module struct {
-	name    string
+	name string
+	// vars are an Extism plugin's variables (var_get, var_set), shared by
+	// its instances.
+	vars    varStore
 	opts    Options
 	runtime *Runtime
 	// ownsRuntime is set when runtime is the module's own, closed with it.
@@ -64,7 +67,9 @@ type Module struct {
 // Compile compiles wasm in Options.Runtime (or a runtime of the module's own,
 // with WASI preview 1 and the "wasmcp" host module), checks its imports and exports against
 // ABI.md, instantiates a first instance (running _initialize) and checks that
-// wasmcp_abi_version returns abi.Version. A binary whose counts promise more
+// wasmcp_abi_version returns abi.Version. A module importing ExtismModule is
+// an Extism plugin instead (Info.Kind), checked against ABI.md section 9 and
+// called with CallExtism. A binary whose counts promise more
 // than its bytes hold, whose tables start with more than 10 million
 // elements, that imports a table, or whose compilation would take wazero
 // more than linear time in its size (bounds.CompileWorkPerByte), is refused
@@ -123,10 +128,11 @@ func (m *Module) compile(ctx context.Context, wasm []byte, key compileKey) error
 		return err
 	}
 	m.compiled = m.code.code
-	if err := checkImports(m.compiled, m.runtime.hosts); err != nil {
+	m.info.Kind = kindOf(m.compiled)
+	if err := checkImports(m.compiled, m.runtime.hosts, m.info.Kind); err != nil {
 		return err
 	}
-	if err := checkExports(m.compiled, m.opts.Limits.MemoryPages, m.tableBytes()); err != nil {
+	if m.info.Protocol, err = checkExports(m.compiled, m.info.Kind, m.opts.Limits.MemoryPages, m.tableBytes()); err != nil {
 		return err
 	}
 	m.info.Imports, m.info.Exports = describeModule(m.compiled)
@@ -138,6 +144,10 @@ func (m *Module) compile(ctx context.Context, wasm []byte, key compileKey) error
 	in, err := m.instantiate(callCtx)
 	if err != nil {
 		return fmt.Errorf("instantiate: %w", m.classify(ctx, callCtx, in, err))
+	}
+	if m.info.Kind == KindExtism {
+		m.put(ctx, in)
+		return nil
 	}
 	stack := in.stack[:1]
 	versionCtx := withInstance(callCtx, in)
@@ -190,6 +200,9 @@ func (m *Module) Info() Info {
 // that is never called then holds no instance (a Go guest's is megabytes);
 // its first call creates one.
 func (m *Module) Describe(ctx context.Context) ([]byte, error) {
+	if m.info.Kind != KindWasmcp {
+		return nil, fmt.Errorf("describe: %s is an %s module (CallExtism)", m.name, m.info.Kind)
+	}
 	var doc []byte
 	err := m.run(ctx, callState{}, false, func(ctx context.Context, in *instance) error {
 		region, err := in.region(ctx, in.describeFn, abi.MaxDescribeSize, in.stack[:1])
@@ -223,6 +236,9 @@ func (m *Module) Call(ctx context.Context, tool string, args []byte, hooks *Call
 // is a guest error (ABI.md section 3): the instance is closed and CallRead
 // returns an error wrapping both ErrMalformed and read's error.
 func (m *Module) CallRead(ctx context.Context, tool string, args []byte, hooks *CallHooks, read func(result []byte) error) error {
+	if m.info.Kind != KindWasmcp {
+		return fmt.Errorf("call %s: %s is an %s module (CallExtism)", tool, m.name, m.info.Kind)
+	}
 	size := uint64(len(tool)) + uint64(len(args))
 	if size > math.MaxUint32 {
 		return fmt.Errorf("%w: %d bytes of name and arguments do not fit a 32-bit memory", ErrMemory, size)

@@ -11,6 +11,7 @@ import (
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/egress"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/bounds"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/kernel"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/turns"
 )
 
@@ -31,6 +32,8 @@ type instance struct {
 	net *egress.Client
 	// state is the state of the call in progress, read by host functions.
 	state callState
+	// ext is the state of an Extism instance; nil for a wasmcp one.
+	ext *extismState
 	// startBytes is the size of the instance's memory once initialized.
 	startBytes uint64
 	// stack is reused by every CallWithStack so that a call allocates nothing
@@ -115,9 +118,15 @@ func (m *Module) put(ctx context.Context, in *instance) {
 func (m *Module) instantiate(ctx context.Context) (*instance, error) {
 	cfg, client := m.moduleConfigNow()
 	in := &instance{module: m, net: client}
+	if m.info.Kind == KindExtism {
+		in.ext = &extismState{mem: kernel.New(), fns: map[string]api.Function{}}
+	}
 	ctx = experimental.WithMemoryAllocator(withInstance(ctx, in), experimental.MemoryAllocatorFunc(
 		func(_, _ uint64) experimental.LinearMemory {
 			in.memory = &limitedMemory{limit: m.memoryLimit()}
+			if in.ext != nil {
+				in.memory.kernel = in.ext.mem
+			}
 			return in.memory
 		}))
 	mod, err := m.runtime.rt.InstantiateModule(ctx, m.compiled, cfg)

@@ -70,9 +70,14 @@ func (r *Runtime) instantiateHosts(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("instantiate %s: %w", abi.ImportModule, err)
 	}
+	ext, err := instantiateExtism(ctx, r.rt)
+	if err != nil {
+		return fmt.Errorf("instantiate %s: %w", ExtismModule, err)
+	}
 	r.hosts = map[string]map[string]api.FunctionDefinition{
 		wasiModule:       r.rt.Module(wasiModule).ExportedFunctionDefinitions(),
 		abi.ImportModule: host.ExportedFunctionDefinitions(),
+		ExtismModule:     ext.ExportedFunctionDefinitions(),
 	}
 	return nil
 }

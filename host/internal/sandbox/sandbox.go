@@ -1,8 +1,10 @@
-// Package sandbox runs wasmcp guest modules in wazero.
+// Package sandbox runs wasmcp guest modules, and Extism plugins, in wazero.
 //
 // Each module gets its own wazero runtime, so that its memory limit is its
 // own and it cannot import another plugin's exports. Only WASI preview 1 and
-// the "wasmcp" host functions of ABI.md are offered: no environment, no
+// the "wasmcp" host functions of ABI.md are offered, or, to an Extism
+// plugin, WASI and the "extism:host/env" functions of ABI.md section 9
+// (extism.go): no environment, no
 // filesystem, no network, a deterministic clock and random source, stdout and
 // stderr discarded, unless SetGrants grants more; HTTP requests go through
 // package egress, within the plugin's net grant (net.go). Instances are not safe for concurrent use, so a Module
@@ -95,6 +97,9 @@ type Options struct {
 	// Instruments record the module's memory high-water mark and its
 	// guests' outbound requests. Nil records nothing.
 	Instruments *telemetry.Instruments
+	// Config are the values an Extism plugin reads with config_get (ABI.md
+	// section 9); wasmcp modules have no use for them.
+	Config map[string]string
 	// MaxIdle is how many idle instances the pool keeps for reuse. More are
 	// created on demand when calls overlap, and closed when they finish.
 	// Zero or less means runtime.GOMAXPROCS(0): throughput saturates at about
@@ -145,8 +150,14 @@ func (o Options) moduleConfig() wazero.ModuleConfig {
 
 // Info describes a compiled module for `wasmcp inspect`.
 type Info struct {
-	// ABIVersion is what the module's wasmcp_abi_version returned.
+	// Kind is the ABI the module was built for.
+	Kind Kind
+	// ABIVersion is what the module's wasmcp_abi_version returned; 0 for an
+	// Extism module.
 	ABIVersion uint32
+	// Protocol is the hyper-mcp plugin protocol version of an Extism
+	// module, 1 or 2; 0 for a wasmcp module.
+	Protocol int
 	// Imports are "module.name: signature" lines, sorted, such as
 	// "wasmcp.log: (i32, i32, i32) -> ()".
 	Imports []string
@@ -175,6 +186,9 @@ var (
 	ErrNoResult = errors.New("no result")
 	// ErrMalformed: the read function of CallRead refused the result.
 	ErrMalformed = errors.New("malformed result")
+	// ErrNet: an Extism plugin's http_request was refused or failed; the
+	// call ends, as in Extism's own runtime.
+	ErrNet = errors.New("http request failed")
 	// ErrClosed: the module was closed.
 	ErrClosed = errors.New("module closed")
 )

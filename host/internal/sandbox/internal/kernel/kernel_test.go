@@ -1,0 +1,163 @@
+package kernel
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestAllocLoadStore(t *testing.T) {
+	m := New()
+	if m.Alloc(0) != 0 {
+		t.Fatal("alloc(0) must return 0")
+	}
+	a := m.Alloc(10)
+	b := m.Alloc(3)
+	if a == 0 || b <= a || m.Length(a) != 10 || m.Length(b) != 3 || m.Length(a+1) != 0 {
+		t.Fatalf("a=%d b=%d lengths %d %d", a, b, m.Length(a), m.Length(b))
+	}
+	if err := m.Store(a+2, 8, 0x0102030405060708); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := m.Load(a+2, 8); err != nil || v != 0x0102030405060708 {
+		t.Fatalf("load = %x, %v", v, err)
+	}
+	// The last eight bytes of a fit; one more crosses into the gap.
+	for _, p := range []uint64{0, a + 3, b + 3, b + 100, 1 << 62} {
+		if _, err := m.Load(p, 8); !errors.Is(err, ErrBounds) {
+			t.Errorf("load_u64(%d): err = %v, want ErrBounds", p, err)
+		}
+	}
+	if _, err := m.Load(b+2, 1); err != nil {
+		t.Errorf("last byte of b: %v", err)
+	}
+	if m.Bytes() != Cost(10)+Cost(3) {
+		t.Errorf("bytes = %d", m.Bytes())
+	}
+	m.Free(a)
+	if m.Length(a) != 0 || m.Bytes() != Cost(3) {
+		t.Errorf("after free: length %d bytes %d", m.Length(a), m.Bytes())
+	}
+	if _, err := m.Load(a, 1); !errors.Is(err, ErrBounds) {
+		t.Errorf("load of a freed block: %v", err)
+	}
+	m.Free(a) // twice: nothing
+	m.Free(12345)
+	m.Reset()
+	if m.Bytes() != 0 || m.Length(b) != 0 {
+		t.Error("reset kept blocks")
+	}
+}
+
+func TestInputOutputError(t *testing.T) {
+	m := New()
+	in := m.AllocBytes([]byte("hello"))
+	if err := m.SetInput(in, 5); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := m.LoadInput(4, 1); err != nil || v != 'o' {
+		t.Fatalf("input[4] = %c, %v", rune(v), err)
+	}
+	if _, err := m.LoadInput(0, 8); !errors.Is(err, ErrBounds) {
+		t.Fatalf("8 bytes of a 5-byte input: %v", err)
+	}
+	out := m.AllocBytes([]byte("result"))
+	if err := m.SetOutput(out, 7); !errors.Is(err, ErrBounds) {
+		t.Fatalf("output past its block: %v", err)
+	}
+	if err := m.SetOutput(out, 6); err != nil {
+		t.Fatal(err)
+	}
+	m.Free(out)
+	if got, ok := m.Output(); !ok || string(got) != "result" {
+		t.Fatalf("output after free = %q, %v", got, ok)
+	}
+	e := m.AllocBytes([]byte("boom"))
+	if err := m.SetError(e); err != nil {
+		t.Fatal(err)
+	}
+	if msg, ok := m.Error(); !ok || msg != "boom" || m.ErrorOffset() != e {
+		t.Fatalf("error = %q, %v", msg, ok)
+	}
+	if err := m.SetError(e + 1); !errors.Is(err, ErrBounds) {
+		t.Fatalf("error at a non-handle: %v", err)
+	}
+	m.Free(in)
+	if off, n := m.Input(); off != 0 || n != 0 {
+		t.Fatal("freeing the input must clear it")
+	}
+}
+
+func TestCompactKeepsLookups(t *testing.T) {
+	m := New()
+	var offs []uint64
+	for range 100 {
+		offs = append(offs, m.Alloc(16))
+	}
+	for i, p := range offs {
+		if i%3 != 0 {
+			m.Free(p)
+		}
+	}
+	for i, p := range offs {
+		want := uint64(0)
+		if i%3 == 0 {
+			want = 16
+		}
+		if got := m.Length(p); got != want {
+			t.Fatalf("length(block %d) = %d, want %d", i, got, want)
+		}
+	}
+}
+
+// Any sequence of operations with any offsets keeps the accounting exact
+// and never panics: the guest chooses every argument.
+func FuzzMemory(f *testing.F) {
+	f.Add([]byte{0, 10, 1, 3, 2, 0, 3, 9, 4, 1, 5, 2})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		m := New()
+		var live []uint64
+		arg := func(i int) uint64 {
+			if i < len(ops) {
+				if len(live) > 0 && ops[i]&1 == 0 {
+					return live[int(ops[i]/2)%len(live)] + uint64(ops[i]%5)
+				}
+				return uint64(ops[i]) * 7
+			}
+			return 0
+		}
+		for i := 0; i+1 < len(ops); i += 2 {
+			switch ops[i] % 8 {
+			case 0:
+				if off := m.Alloc(uint64(ops[i+1])); off != 0 {
+					live = append(live, off)
+				}
+			case 1:
+				m.Free(arg(i + 1))
+			case 2:
+				_, _ = m.Load(arg(i+1), 8)
+			case 3:
+				_ = m.Store(arg(i+1), 1, 0xff)
+			case 4:
+				_ = m.SetOutput(arg(i+1), uint64(ops[i+1]%9))
+			case 5:
+				_ = m.SetError(arg(i + 1))
+				_, _ = m.Error()
+			case 6:
+				_ = m.SetInput(arg(i+1), uint64(ops[i+1]%3))
+				_, _ = m.LoadInput(uint64(ops[i+1]%4), 1)
+			case 7:
+				m.Reset()
+				live = live[:0]
+			}
+		}
+		var want uint64
+		for _, b := range m.blocks {
+			if !b.freed {
+				want += Cost(uint64(len(b.data)))
+			}
+		}
+		if m.Bytes() != want {
+			t.Fatalf("Bytes() = %d, the live blocks take %d", m.Bytes(), want)
+		}
+	})
+}
