@@ -340,3 +340,15 @@ func TestExtismPDKPlugins(t *testing.T) {
 		})
 	}
 }
+
+// An Extism plugin built as a command gets its _start run before any export,
+// as Extism's runtime runs it.
+func TestExtismCommandStart(t *testing.T) {
+	h := newHost(t, "", nil, testConfig(t))
+	if err := h.LoadFile(t.Context(), filepath.Join("testdata", "extism_command.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, callTool(t, h, "started", `{}`, nil)); got != "started" {
+		t.Errorf("started: %q", got)
+	}
+}

@@ -57,7 +57,8 @@ var requiredExports = []struct {
 	{abi.ExportCall, signature{[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}}},
 }
 
-// initializeSig is the signature of the optional _initialize export.
+// initializeSig is the signature of the optional _initialize export (and
+// of an Extism plugin's _start).
 var initializeSig = signature{}
 
 // checkImports refuses every import the sandbox does not provide to a
@@ -123,8 +124,14 @@ func checkExports(compiled wazero.CompiledModule, kind Kind, limitPages uint32, 
 			errs = append(errs, fmt.Errorf("export %s: signature %s, want %s", want.name, got, want.sig))
 		}
 	}
-	if def, ok := fns[abi.ExportInitialize]; ok && !sigOf(def).equal(initializeSig) {
-		errs = append(errs, fmt.Errorf("export %s: signature %s, want %s", abi.ExportInitialize, sigOf(def), initializeSig))
+	inits := []string{abi.ExportInitialize}
+	if kind == KindExtism {
+		inits = append(inits, extismStart)
+	}
+	for _, name := range inits {
+		if def, ok := fns[name]; ok && !sigOf(def).equal(initializeSig) {
+			errs = append(errs, fmt.Errorf("export %s: signature %s, want %s", name, sigOf(def), initializeSig))
+		}
 	}
 	limit := uint64(limitPages) * pageSize
 	if tableBytes > limit {

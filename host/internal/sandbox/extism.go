@@ -46,6 +46,10 @@ const (
 	ExportCallV2     = "call_tool"
 )
 
+// extismStart is a command's entry point, which Extism's runtime runs when
+// it instantiates a plugin.
+const extismStart = "_start"
+
 // MaxVarBytes bounds the Extism variables of one plugin (var_set), keys
 // and values together: 1 MiB, the default of Extism's own runtime.
 const MaxVarBytes = 1 << 20

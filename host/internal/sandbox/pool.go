@@ -143,9 +143,15 @@ func (m *Module) instantiate(ctx context.Context) (*instance, error) {
 	in.callFn = mod.ExportedFunction(abi.ExportCall)
 	// What wazero would have run while instantiating, in its order, but
 	// under the deadline: the start function, then the reactor's
-	// initialiser. A command's _start never runs.
+	// initialiser. A command's _start never runs, except an Extism
+	// plugin's: Extism's runtime runs it when instantiating, and TinyGo
+	// plugins built as commands, as Extism's Go PDK shows, need it.
+	inits := []string{bounds.StartExport, abi.ExportInitialize}
+	if in.ext != nil {
+		inits = []string{bounds.StartExport, extismStart, abi.ExportInitialize}
+	}
 	err = m.guard(ctx, in, func() error {
-		for _, name := range []string{bounds.StartExport, abi.ExportInitialize} {
+		for _, name := range inits {
 			if fn := mod.ExportedFunction(name); fn != nil {
 				if err := fn.CallWithStack(ctx, nil); err != nil {
 					return err
