@@ -27,9 +27,10 @@ type env struct {
 	self string
 	// wasmcp is the binary measured.
 	wasmcp string
-	// plugins and examples are the directories `make plugins` fills: the Go
-	// plugins, and the example modules of the other languages.
-	plugins, examples string
+	// plugins, examples and extism are the directories `make plugins`
+	// fills: the Go plugins, the example modules of the other languages,
+	// and the Extism plugins of examples/extism.
+	plugins, examples, extism string
 	// codeCache is a compilation cache directory kept across runs, for
 	// experiments that do not measure compilation: it spares them compiling
 	// the same multi-megabyte Go guests at every run. wazero keys its
@@ -63,6 +64,7 @@ func newEnv(ctx context.Context, opts options, log *slog.Logger) (*env, error) {
 	}
 	e.plugins = dirFromEnv("WASMCP_PLUGINS", filepath.Join(root, "build", "plugins"))
 	e.examples = dirFromEnv("WASMCP_EXAMPLES", filepath.Join(root, "build", "examples"))
+	e.extism = extismDir(root)
 	e.codeCache = filepath.Join(e.work, "code-cache")
 	if dir, err := os.UserCacheDir(); err == nil {
 		e.codeCache = filepath.Join(dir, "wasmcp-bench")
@@ -155,15 +157,20 @@ func (e *env) buildWasmcp(ctx context.Context) (string, error) {
 }
 
 // module returns the path of a module `make plugins` built: name.wasm in the
-// plugins or the examples directory.
+// plugins, the examples or the Extism directory.
 func (e *env) module(name string) (string, error) {
-	for _, dir := range []string{e.plugins, e.examples} {
+	for _, dir := range []string{e.plugins, e.examples, e.extism} {
 		p := filepath.Join(dir, name+".wasm")
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("module %s.wasm is in neither %s nor %s (run `make plugins`)", name, e.plugins, e.examples)
+	return "", fmt.Errorf("module %s.wasm is in none of %s, %s and %s (run `make plugins`)", name, e.plugins, e.examples, e.extism)
+}
+
+// extismDir is where `make plugins` puts the Extism plugins.
+func extismDir(root string) string {
+	return dirFromEnv("WASMCP_EXTISM", filepath.Join(root, "build", "extism"))
 }
 
 // pluginDir makes a fresh directory of the work directory holding copies of

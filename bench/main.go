@@ -6,14 +6,15 @@
 //
 // Usage, from bench/ (its own Go module):
 //
-//	go run . [-exp all|stdio,http,deadline,reload,scale,startup,noisy,native,large,lang,egress,registry] [-reps N] [-quick]
+//	go run . [-exp all|stdio,http,deadline,reload,scale,startup,noisy,native,large,lang,egress,registry,extism] [-reps N] [-quick]
 //
 // wasmcp is a black box here: the bench builds cmd/wasmcp once (or runs
 // $WASMCP_BIN) and talks to it as a client would. In process it uses only
 // the public packages host and abi. The guest modules are those `make
 // plugins` builds (build/plugins and build/examples, or $WASMCP_PLUGINS and
 // $WASMCP_EXAMPLES). The baselines are this program itself, re-executed as a
-// go-sdk server with the same tool, and plain wazero for guest code.
+// go-sdk server with the same tool, plain wazero for guest code, and the
+// Extism Go SDK's own host for Extism plugins.
 //
 // One file per experiment; each returns its rows. Progress goes to stderr,
 // the table to stdout.
@@ -64,6 +65,7 @@ var experiments = []experiment{
 	{"lang", runLang},
 	{"egress", runEgress},
 	{"registry", runRegistry},
+	{"extism", runExtism},
 }
 
 func main() {

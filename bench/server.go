@@ -50,6 +50,9 @@ const echoSchema = `{"type":"object","properties":{"message":{"type":"string","d
 // goes away (or, over HTTP, until SIGTERM).
 func serveRole(role string) error {
 	ctx := context.Background()
+	if role == roleExtism {
+		return serveExtism(ctx)
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "native-echo", Version: "0"}, nil)
 	s.AddTool(&mcp.Tool{
 		Name:        "echo",

@@ -22,7 +22,7 @@ import (
 
 var newCmd = command{
 	name:    "new",
-	summary: "--lang go|c|rust|assemblyscript [--dir PARENT] [--sdk DIR] NAME",
+	summary: "--lang go|c|rust|assemblyscript|extism-go|extism-as [--dir PARENT] [--sdk DIR] NAME",
 	doc: `Create PARENT/NAME, a tool module project in the given language: a tool
 named NAME that counts the words, lines and characters of a text, a tool
 named status that GETs a URL through the host (within the operator's net
@@ -36,6 +36,13 @@ tree: the --sdk directory, else $WASMCP_SDK, else the tree this binary was
 built from. C, Rust and AssemblyScript projects get a copy of their SDK, so
 that they build on their own; the Go SDK is used in place, through replace
 directives in go.mod naming the tree's absolute path.
+
+extism-go and extism-as create an Extism plugin instead, written with
+Extism's public Go or AssemblyScript PDK (fetched from the Go module proxy
+or npm) and speaking hyper-mcp's plugin protocol (v2 in Go, v1 in
+AssemblyScript): the tool NAME only, a Makefile ("make", "make test") and a
+README with its build instructions. It needs no wasmcp SDK; the source
+tree gives the Go version and the npm packages' versions.
 
 NAME is the name of the tool and of the directory: 1 to 128 letters, digits,
 '_', '-' and '.', starting with a letter and not ending with '.', and not
@@ -72,7 +79,11 @@ NAME is the name of the tool and of the directory: 1 to 128 letters, digits,
 			if err := scaffold(l, src, name, dir); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "created %s: a tool module in %s, with the tool %q\n\n", dir, l.title, name)
+			kind := "a tool module"
+			if l.extism {
+				kind = "an Extism plugin"
+			}
+			fmt.Fprintf(stdout, "created %s: %s in %s, with the tool %q\n\n", dir, kind, l.title, name)
 			fmt.Fprintf(stdout, "\tcd %s\n\tmake          # build %s.wasm\n\tmake test     # run it through wasmcp call\n", dir, name)
 			return nil
 		}
@@ -98,6 +109,9 @@ type language struct {
 	// prepare reads what the templates need from the SDK and adds files
 	// derived from it; it may be nil.
 	prepare func(p *project, sdkDir string, files map[string][]byte) error
+	// extism marks an Extism plugin (hyper-mcp's protocol), with the tool
+	// NAME only.
+	extism bool
 }
 
 // vendored is a glob of files in an SDK directory and the project directory
@@ -115,7 +129,15 @@ var languages = []language{
 		name: "assemblyscript", title: "AssemblyScript", sdk: "sdk-guest/assemblyscript", prepare: prepareAssemblyScript,
 		vendor: []vendored{{"assembly/*.ts", "wasmcp/assembly"}, {"lib/*.ts", "wasmcp/lib"}},
 	},
+	// The Extism plugins take what they need from the tree's own: the Go
+	// version of its go.mod, the npm packages of examples/extism/as.
+	{name: "extism-go", title: "Go", extism: true, prepare: prepareExtismGo},
+	{name: "extism-as", title: "AssemblyScript", sdk: "examples/extism/as", extism: true, prepare: prepareExtismAS},
 }
+
+// extismGoPDK is the version of Extism's Go PDK an extism-go project
+// requires.
+const extismGoPDK = "v1.1.3"
 
 func languageNames() []string {
 	names := make([]string, len(languages))
@@ -168,6 +190,7 @@ type project struct {
 	Crate, CrateLib string // Rust: the package name, and the file name cargo gives the cdylib
 	Package         string // AssemblyScript: the npm package name
 	DevDependencies string // AssemblyScript: the SDK's devDependencies, JSON
+	ExtismGoPDK     string // extism-go: the version of github.com/extism/go-pdk
 }
 
 // statusTool is the name of every project's second tool, which shows an
@@ -389,22 +412,9 @@ func prepareRust(p *project, _ string, _ map[string][]byte) error {
 // options, with the SDK's library directory moved to where the project's
 // copy of the SDK is.
 func prepareAssemblyScript(p *project, sdkDir string, files map[string][]byte) error {
-	p.Package = strings.ToLower(p.Name)
-	var pkg struct {
-		DevDependencies map[string]string `json:"devDependencies"`
-	}
-	if err := readJSON(filepath.Join(sdkDir, "package.json"), &pkg); err != nil {
+	if err := readDevDependencies(p, sdkDir); err != nil {
 		return err
 	}
-	if len(pkg.DevDependencies) == 0 {
-		return errors.New("package.json has no devDependencies")
-	}
-	deps, err := json.MarshalIndent(pkg.DevDependencies, "  ", "  ")
-	if err != nil {
-		return err
-	}
-	p.DevDependencies = string(deps)
-
 	var config map[string]any
 	if err := readJSON(filepath.Join(sdkDir, "asconfig.json"), &config); err != nil {
 		return err
@@ -427,6 +437,48 @@ func prepareAssemblyScript(p *project, sdkDir string, files map[string][]byte) e
 	}
 	files["asconfig.json"] = append(out, '\n')
 	return nil
+}
+
+// readDevDependencies names the npm package after the project and takes
+// its devDependencies from the package.json in dir.
+func readDevDependencies(p *project, dir string) error {
+	p.Package = strings.ToLower(p.Name)
+	var pkg struct {
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	if err := readJSON(filepath.Join(dir, "package.json"), &pkg); err != nil {
+		return err
+	}
+	if len(pkg.DevDependencies) == 0 {
+		return errors.New("package.json has no devDependencies")
+	}
+	deps, err := json.MarshalIndent(pkg.DevDependencies, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	p.DevDependencies = string(deps)
+	return nil
+}
+
+// prepareExtismGo takes the Go version of the source tree's go.mod (dir):
+// go:wasmexport needs Go 1.24, which every wasmcp tree exceeds.
+func prepareExtismGo(p *project, dir string, _ map[string][]byte) error {
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return err
+	}
+	if p.GoVersion = goModDirective(gomod, "go"); p.GoVersion == "" {
+		return errors.New("go.mod has no go directive")
+	}
+	p.ExtismGoPDK = extismGoPDK
+	return nil
+}
+
+// prepareExtismAS takes the versions of @extism/as-pdk, the compiler and
+// the JSON parser from the example plugin's package.json, which the
+// tree's tests build.
+func prepareExtismAS(p *project, dir string, _ map[string][]byte) error {
+	return readDevDependencies(p, dir)
 }
 
 func readJSON(name string, v any) error {

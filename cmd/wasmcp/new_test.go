@@ -95,6 +95,12 @@ func TestNewProjectsBuildAndPass(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			dir := newProject(t, l.name) // before Parallel: runCLI is not reentrant
 			t.Parallel()
+			if l.extism {
+				if out, err := makeCmd(t, dir); err != nil {
+					t.Fatalf("make: %v\n%s", err, out)
+				}
+				requireExtism(t, wasmcp, filepath.Join(dir, projectName+".wasm"))
+			}
 			out, err := makeCmd(t, dir, "test", "WASMCP="+wasmcp)
 			if err != nil {
 				t.Fatalf("make test: %v\n%s", err, out)
@@ -109,6 +115,22 @@ func TestNewProjectsBuildAndPass(t *testing.T) {
 			checkCall(t, wasmcp, filepath.Join(dir, projectName+".wasm"))
 		})
 	}
+}
+
+// requireExtism skips the test while wasmcp cannot load the Extism plugin
+// module (issue 25), except under CI=true, where that fails it.
+func requireExtism(t *testing.T, wasmcp, module string) {
+	t.Helper()
+	out, err := exec.Command(wasmcp, "inspect", module).CombinedOutput()
+	if err == nil {
+		return
+	}
+	_, why, _ := strings.Cut(string(out), "loadable")
+	why, _, _ = strings.Cut(strings.TrimSpace(why), "\n")
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("wasmcp inspect %s: %v: %s", module, err, why)
+	}
+	t.Skipf("the plugin builds, but this wasmcp does not load Extism modules: wasmcp inspect: %v: %s", err, why)
 }
 
 // checkCall runs the module's tool on the sample and checks its result.
@@ -148,6 +170,8 @@ func TestNewToolchainMissing(t *testing.T) {
 		{"rust", "CARGO", "sudo apt-get install rustc cargo libstd-rust-dev-wasm32 librust-serde-dev " +
 			"librust-serde-derive-dev librust-serde-json-dev"},
 		{"assemblyscript", "NPM", "sudo apt-get install nodejs npm"},
+		{"extism-go", "GO", "Install Go"},
+		{"extism-as", "NPM", "sudo apt-get install nodejs npm"},
 	} {
 		dir := newProject(t, tc.lang)
 		out, err := makeCmd(t, dir, tc.variable+"=/nonexistent/"+strings.ToLower(tc.variable))
@@ -190,6 +214,19 @@ func TestNewProjectFiles(t *testing.T) {
 			"assembly/index.ts":          `export * from "../wasmcp/assembly/abi";`,
 			"wasmcp/assembly/index.ts":   "",
 			"wasmcp/lib/wasmcp_abort.ts": "",
+		}},
+		{"extism-go", map[string]string{
+			"go.mod":     "require github.com/extism/go-pdk " + extismGoPDK,
+			"main.go":    "//go:wasmexport call_tool",
+			"Makefile":   "-buildmode=c-shared",
+			"README.md":  "GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o Word.count-v2.wasm .",
+			".gitignore": "*.wasm",
+		}},
+		{"extism-as", map[string]string{
+			"package.json":      `"@extism/as-pdk": "1.0.0"`,
+			"assembly/index.ts": "export function describe(): i32 {",
+			"Makefile":          "WASMCP ?= wasmcp",
+			"README.md":         "--use abort=assembly/index/abort",
 		}},
 	} {
 		dir := newProject(t, tc.lang)
@@ -322,6 +359,9 @@ func TestNewProjectsRequest(t *testing.T) {
 	}
 	args := `{"url":"` + srv.URL + `/x"}`
 	for _, l := range languages {
+		if l.extism {
+			continue // an Extism project has no status tool
+		}
 		t.Run(l.name, func(t *testing.T) {
 			dir := newProject(t, l.name)
 			if out, err := makeCmd(t, dir); err != nil {
