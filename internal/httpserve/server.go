@@ -23,11 +23,12 @@ type Options struct {
 }
 
 // Serve serves h on ln until ctx is done, then shuts down gracefully: it
-// ends the long-lived event streams at once (see isStream), lets the
-// requests in flight (tool calls) finish for up to Grace, and then closes
-// whatever is left. With a Drain the listener keeps answering (probes, and
-// refusals of new sessions) until the tracked requests are over; without
-// one it stops accepting connections at once. It returns nil after such a
+// lets the requests in flight (tool calls) finish for up to Grace, ends the
+// long-lived event streams (see isStream), and then closes whatever is
+// left. With a Drain the listener keeps answering (probes, and refusals of
+// new sessions) and the streams stay open until the tracked requests are
+// over; without one it stops accepting connections and ends the streams at
+// once. It returns nil after such a
 // shutdown, or the error that stopped the server.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts Options) error {
 	log := opts.Logger
@@ -57,12 +58,16 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts Options) e
 	if opts.Drain != nil {
 		opts.Drain.Begin()
 	}
-	endStreams()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), opts.Grace)
 	defer cancel()
 	if opts.Drain != nil {
+		// The event streams stay open until the calls are answered: a
+		// 2025-era client whose stream ends reconnects it, the balancer
+		// sends that to a replica that does not know the session, and the
+		// client ends the session with its calls still running here.
 		opts.Drain.wait(shutdownCtx)
 	}
+	endStreams()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		log.Warn("requests still running after the grace period; closing their connections", "grace", opts.Grace)
 		srv.Close()
