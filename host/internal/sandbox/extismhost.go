@@ -68,19 +68,19 @@ func (v *varStore) set(key string, val []byte) error {
 	return nil
 }
 
-func (in *instance) configGet(_ context.Context, s []uint64) {
+func (in *instance) configGet(ctx context.Context, s []uint64) {
 	key := in.kblock("config_get", "the key", s[0])
 	v, ok := in.module.opts.Config[string(key)]
 	s[0] = 0
 	if ok {
-		s[0] = in.kbytes("config_get", []byte(v))
+		s[0] = in.kbytes(ctx, "config_get", []byte(v))
 	}
 }
 
-func (in *instance) varGet(_ context.Context, s []uint64) {
+func (in *instance) varGet(ctx context.Context, s []uint64) {
 	key := in.kblock("var_get", "the key", s[0])
 	v, _ := in.module.vars.get(string(key))
-	s[0] = in.kbytes("var_get", v)
+	s[0] = in.kbytes(ctx, "var_get", v)
 }
 
 func (in *instance) varSet(_ context.Context, s []uint64) {
@@ -196,5 +196,5 @@ func (in *instance) extismHTTP(ctx context.Context, s []uint64) {
 		s[0] = 0
 		return
 	}
-	s[0] = in.kbytes(fn, resp.Body)
+	s[0] = in.kbytes(ctx, fn, resp.Body)
 }
