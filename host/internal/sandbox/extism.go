@@ -51,7 +51,8 @@ const (
 const extismStart = "_start"
 
 // MaxVarBytes bounds the Extism variables of one plugin (var_set), keys
-// and values together: 1 MiB, the default of Extism's own runtime.
+// and values together: 1 MiB, the default of Extism's own runtime. Each
+// variable also counts a small overhead (varOverhead).
 const MaxVarBytes = 1 << 20
 
 // kindOf tells the kind of a module by its imports.

@@ -42,6 +42,14 @@ func (v *varStore) get(key string) ([]byte, bool) {
 	return val, ok
 }
 
+// varOverhead is what each variable counts against MaxVarBytes beyond its
+// key and value: the host's map entry, string and slice. Without it a
+// plugin keeping many one-byte variables held dozens of times the limit.
+const varOverhead = 64
+
+// varSize is what a variable counts against MaxVarBytes.
+func varSize(key string, val []byte) int { return len(key) + len(val) + varOverhead }
+
 // set sets or, for a nil value, deletes key; it fails when the store would
 // exceed MaxVarBytes.
 func (v *varStore) set(key string, val []byte) error {
@@ -50,14 +58,14 @@ func (v *varStore) set(key string, val []byte) error {
 	old, had := v.vals[key]
 	size := v.bytes
 	if had {
-		size -= len(key) + len(old)
+		size -= varSize(key, old)
 	}
 	if val == nil {
 		delete(v.vals, key)
 		v.bytes = size
 		return nil
 	}
-	size += len(key) + len(val)
+	size += varSize(key, val)
 	if size > MaxVarBytes {
 		return fmt.Errorf("the plugin's variables would take %d bytes, over the limit of %s", size, formatBytes(MaxVarBytes))
 	}
