@@ -76,8 +76,16 @@ func (m *Memory) Bytes() uint64 {
 // Cost is what an allocation of n bytes would add to Bytes.
 func Cost(n uint64) uint64 { return n + BlockOverhead }
 
+// keepBlocks is the largest index Reset keeps for the next call: a call
+// that allocated a million blocks must not leave its index to every later
+// call of a pooled instance, uncounted.
+const keepBlocks = 1024
+
 // Reset frees every block and clears the input, output and error.
 func (m *Memory) Reset() {
+	if cap(m.blocks) > keepBlocks {
+		m.blocks = nil
+	}
 	clear(m.blocks)
 	m.blocks = m.blocks[:0]
 	m.freed, m.next, m.bytes = 0, firstOffset, 0

@@ -161,3 +161,19 @@ func FuzzMemory(f *testing.F) {
 		}
 	})
 }
+
+// Reset gives up the index of a call that allocated many blocks: the
+// instance is pooled, and the next call may allocate none.
+func TestResetDropsLargeIndex(t *testing.T) {
+	m := New()
+	for range 4 * keepBlocks {
+		m.Alloc(1)
+	}
+	m.Reset()
+	if c := cap(m.blocks); c > keepBlocks {
+		t.Errorf("the index keeps room for %d blocks after Reset", c)
+	}
+	if a := m.Alloc(1); m.Length(a) != 1 {
+		t.Error("no allocation after Reset")
+	}
+}
