@@ -162,6 +162,41 @@ func FuzzMemory(f *testing.F) {
 	})
 }
 
+// Offsets and lengths at the edges of uint64, which the guest chooses, are
+// errors of ErrBounds, never a panic or a wrapped-around read.
+func TestExtremeArguments(t *testing.T) {
+	m := New()
+	a := m.Alloc(13)
+	if err := m.SetInput(a, 13); err != nil {
+		t.Fatal(err)
+	}
+	const top = ^uint64(0)
+	edges := []uint64{0, 1, 7, 8, a + 12, a + 13, 1 << 63, top - 7, top - 1, top}
+	for _, p := range edges {
+		for _, n := range edges {
+			if _, err := m.Region(p, n); err == nil && (p < a || p+n > a+13 || p+n < p) {
+				t.Errorf("region(%d, %d) outside the block succeeded", p, n)
+			}
+			if _, err := m.LoadInput(p, n); err == nil && (p+n > 13 || p+n < p) {
+				t.Errorf("input_load(%d, %d) outside the input succeeded", p, n)
+			}
+			if err := m.SetInput(p, n); err == nil && (p != a || n > 13) {
+				t.Errorf("input_set(%d, %d) succeeded", p, n)
+			}
+			_ = m.SetOutput(p, n)
+		}
+		if l := m.Length(p); l != 0 && p != a {
+			t.Errorf("length(%d) = %d", p, l)
+		}
+		if p+1 != a {
+			m.Free(p + 1) // not the start of a block: nothing
+		}
+	}
+	if m.Length(a) != 13 || m.Bytes() != Cost(13) {
+		t.Errorf("the block changed: length %d, bytes %d", m.Length(a), m.Bytes())
+	}
+}
+
 // Reset gives up the index of a call that allocated many blocks: the
 // instance is pooled, and the next call may allocate none.
 func TestResetDropsLargeIndex(t *testing.T) {
