@@ -192,10 +192,19 @@ func (m *Memory) Block(p uint64) ([]byte, bool) {
 func (m *Memory) Region(p, n uint64) ([]byte, error) {
 	b := m.find(p)
 	if b == nil || n > b.end()-p {
-		return nil, fmt.Errorf("[%d, %d) is %w", p, p+n, ErrBounds)
+		return nil, fmt.Errorf("%s is %w", span(p, n), ErrBounds)
 	}
 	off := p - b.start
 	return b.data[off : off+n], nil
+}
+
+// span formats [p, p+n) for an error, without letting p+n wrap around:
+// the guest chooses both.
+func span(p, n uint64) string {
+	if p+n < p {
+		return fmt.Sprintf("[%d, %d+%d)", p, p, n)
+	}
+	return fmt.Sprintf("[%d, %d)", p, p+n)
 }
 
 // Load reads n (1 or 8) bytes at p, little-endian.
@@ -232,7 +241,7 @@ func le(r []byte) uint64 {
 func (m *Memory) SetInput(p, n uint64) error {
 	b := m.handle(p)
 	if b == nil || n > uint64(len(b.data)) {
-		return fmt.Errorf("input [%d, %d) is not within a block: %w", p, p+n, ErrBounds)
+		return fmt.Errorf("input %s is not within a block: %w", span(p, n), ErrBounds)
 	}
 	m.input, m.inLen = b, n
 	return nil
@@ -249,7 +258,7 @@ func (m *Memory) Input() (offset, length uint64) {
 // LoadInput reads n (1 or 8) bytes at offset off of the input.
 func (m *Memory) LoadInput(off, n uint64) (uint64, error) {
 	if m.input == nil || off > m.inLen || n > m.inLen-off {
-		return 0, fmt.Errorf("input bytes [%d, %d) are outside the input of %d bytes: %w", off, off+n, m.inLen, ErrBounds)
+		return 0, fmt.Errorf("input bytes %s are outside the input of %d bytes: %w", span(off, n), m.inLen, ErrBounds)
 	}
 	return le(m.input.data[off : off+n]), nil
 }

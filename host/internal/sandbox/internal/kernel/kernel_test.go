@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -191,6 +192,9 @@ func TestExtremeArguments(t *testing.T) {
 		if p+1 != a {
 			m.Free(p + 1) // not the start of a block: nothing
 		}
+	}
+	if _, err := m.Load(top, 8); err == nil || !strings.Contains(err.Error(), "[18446744073709551615, 18446744073709551615+8)") {
+		t.Errorf("load_u64(2^64-1): %v, want the range unwrapped", err)
 	}
 	if m.Length(a) != 13 || m.Bytes() != Cost(13) {
 		t.Errorf("the block changed: length %d, bytes %d", m.Length(a), m.Bytes())
