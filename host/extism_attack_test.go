@@ -10,16 +10,18 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/internal/egresstest"
 )
 
 // attackHost serves testdata/extism_attack.wasm, whose tools abuse the
-// kernel and the host functions, as plugin "extism".
-func attackHost(t *testing.T) *host.Host {
+// kernel and the host functions, with an 8 MiB memory and the timeout.
+func attackHost(t *testing.T, timeout string) *host.Host {
 	t.Helper()
-	p, err := policy.Parse([]byte(`{"plugins":{"extism_attack":{"memory":"8MiB","timeout":"300ms"}}}`), t.TempDir())
+	p, err := policy.Parse([]byte(`{"plugins":{"extism_attack":{"memory":"8MiB","timeout":"`+timeout+`"}}}`), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func attackHost(t *testing.T) *host.Host {
 // allocated by one alloc) is stopped at its deadline too, not only at its
 // next yield.
 func TestExtismDeadlineInHostWork(t *testing.T) {
-	h := attackHost(t)
+	h := attackHost(t, "300ms")
 	for _, tool := range []string{"allocloop", "hostloop"} {
 		res := callTool(t, h, tool, "", nil)
 		if !res.IsError || !errors.Is(res.Failure, host.ErrTimeout) {
@@ -46,7 +48,7 @@ func TestExtismDeadlineInHostWork(t *testing.T) {
 // Text that is not UTF-8, in an output or an error message, reaches the
 // client as valid UTF-8.
 func TestExtismInvalidUTF8(t *testing.T) {
-	h := attackHost(t)
+	h := attackHost(t, "1m")
 	for _, tool := range []string{"error8", "utf8"} {
 		res := callTool(t, h, tool, "", nil)
 		if len(res.Content) == 0 || !utf8.ValidString(res.Content[0].Text) {
@@ -59,14 +61,14 @@ func TestExtismInvalidUTF8(t *testing.T) {
 // and another block takes its place; reset mid-call drops the input; a
 // pooled instance shows nothing of its previous call.
 func TestExtismKernelReuse(t *testing.T) {
-	h := attackHost(t)
+	h := attackHost(t, "1m")
 	if got := text(t, callTool(t, h, "outfree", "", nil)); got != "ok" {
 		t.Errorf("outfree: %q", got)
 	}
 	if got := text(t, callTool(t, h, "reset", "", nil)); got != "input gone" {
 		t.Errorf("reset: %q", got)
 	}
-	for _, before := range []string{"error8", "outfree", "utf8", "hostloop"} {
+	for _, before := range []string{"error8", "outfree", "utf8", "logflood"} {
 		callTool(t, h, before, "", nil)
 		if got := text(t, callTool(t, h, "prev", "", nil)); got != "clean" {
 			t.Errorf("after %s: %q", before, got)
@@ -134,4 +136,31 @@ func TestExtismConcurrentVars(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// The kernel at its limits: an allocation whose cost would wrap, a million
+// tiny blocks, a load at the last offset, a flood of log lines.
+func TestExtismKernelLimits(t *testing.T) {
+	h := attackHost(t, "1m")
+	cases := []struct {
+		tool string
+		is   error
+		want string
+	}{
+		{"giant", host.ErrMemory, "exceeded memory limit of 8 MiB: extism:host/env.alloc(18446744073709551615)"},
+		{"many", host.ErrMemory, "exceeded memory limit of 8 MiB: extism:host/env.alloc(1)"},
+		{"xload", nil, "extism:host/env.load_u64: [18446744073709551615, 18446744073709551615+8) is outside the kernel memory in use"},
+	}
+	for _, c := range cases {
+		res := callTool(t, h, c.tool, "", nil)
+		if !res.IsError || res.Failure == nil || (c.is != nil && !errors.Is(res.Failure, c.is)) ||
+			!strings.Contains(res.Content[0].Text, c.want) {
+			t.Errorf("%s: %+v (failure %v), want %q", c.tool, res.Content, res.Failure, c.want)
+		}
+	}
+	var lines int
+	res := callTool(t, h, "logflood", "", func(abi.LogLevel, string) { lines++ })
+	if text(t, res) != "ok" || lines != sandbox.MaxLogLines {
+		t.Errorf("logflood: %d lines reached the client, want %d", lines, sandbox.MaxLogLines)
+	}
 }
