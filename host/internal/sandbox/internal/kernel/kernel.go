@@ -56,6 +56,10 @@ type Memory struct {
 	inLen  uint64
 	output []byte
 	outSet bool
+	// outBlock is the block the output lies in; held is what it still
+	// counts once freed, as the output keeps its bytes.
+	outBlock *block
+	held     uint64
 	// outOff and outLen are where the guest said the output is.
 	outOff, outLen uint64
 	err            *block
@@ -65,7 +69,8 @@ type Memory struct {
 func New() *Memory { return &Memory{next: firstOffset} }
 
 // Bytes is what the live blocks count against the memory limit: their
-// lengths plus BlockOverhead each. A nil Memory counts nothing.
+// lengths plus BlockOverhead each, and a freed block the output still
+// holds. A nil Memory counts nothing.
 func (m *Memory) Bytes() uint64 {
 	if m == nil {
 		return 0
@@ -90,6 +95,7 @@ func (m *Memory) Reset() {
 	m.blocks = m.blocks[:0]
 	m.freed, m.next, m.bytes = 0, firstOffset, 0
 	m.input, m.inLen, m.output, m.outSet, m.err = nil, 0, nil, false, nil
+	m.outBlock, m.held = nil, 0
 	m.outOff, m.outLen = 0, 0
 }
 
@@ -152,7 +158,12 @@ func (m *Memory) Free(p uint64) {
 		return
 	}
 	b.freed = true
-	m.bytes -= Cost(uint64(len(b.data)))
+	if b == m.outBlock {
+		// The output keeps the bytes: they count until it moves.
+		m.held = Cost(uint64(len(b.data)))
+	} else {
+		m.bytes -= Cost(uint64(len(b.data)))
+	}
 	b.data = nil
 	if b == m.input {
 		m.input, m.inLen = nil, 0
@@ -264,15 +275,20 @@ func (m *Memory) LoadInput(off, n uint64) (uint64, error) {
 }
 
 // SetOutput makes [p, p+n) the call's output. The bytes stay the output
-// even if the guest frees the block afterwards.
+// even if the guest frees the block afterwards, and count against the
+// limit until the output is set elsewhere.
 func (m *Memory) SetOutput(p, n uint64) error {
 	var r []byte
+	var b *block
 	if p != 0 || n != 0 {
 		var err error
 		if r, err = m.Region(p, n); err != nil {
 			return fmt.Errorf("output %w", err)
 		}
+		b = m.find(p)
 	}
+	m.bytes -= m.held
+	m.held, m.outBlock = 0, b
 	m.output, m.outSet, m.outOff, m.outLen = r, true, p, n
 	return nil
 }

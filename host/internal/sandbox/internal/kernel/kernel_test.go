@@ -68,9 +68,18 @@ func TestInputOutputError(t *testing.T) {
 	if err := m.SetOutput(out, 6); err != nil {
 		t.Fatal(err)
 	}
+	before := m.Bytes()
 	m.Free(out)
 	if got, ok := m.Output(); !ok || string(got) != "result" {
 		t.Fatalf("output after free = %q, %v", got, ok)
+	}
+	// The freed output's bytes are still held, and count, until the
+	// output moves.
+	if m.Bytes() != before {
+		t.Fatalf("freeing the output's block: bytes %d, want %d", m.Bytes(), before)
+	}
+	if err := m.SetOutput(0, 0); err != nil || m.Bytes() != before-Cost(6) {
+		t.Fatalf("moving the output: bytes %d, want %d (%v)", m.Bytes(), before-Cost(6), err)
 	}
 	e := m.AllocBytes([]byte("boom"))
 	if err := m.SetError(e); err != nil {
@@ -151,7 +160,7 @@ func FuzzMemory(f *testing.F) {
 				live = live[:0]
 			}
 		}
-		var want uint64
+		want := m.held
 		for _, b := range m.blocks {
 			if !b.freed {
 				want += Cost(uint64(len(b.data)))
