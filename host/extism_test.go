@@ -134,7 +134,7 @@ func TestExtismFailures(t *testing.T) {
 		{"deadloop", host.ErrTimeout, "timed out after 300ms"},
 		{"output_big", nil, "output_set of call gave 2048 bytes, over the limit of 1 KiB"},
 		{"set_output_outside", nil, "extism:host/env.output_set: output [56, 156) is outside the kernel memory in use"},
-		{"toobig_var", nil, "extism:host/env.var_set: the plugin's variables would take 2097155 bytes, over the limit of 1 MiB"},
+		{"toobig_var", nil, "extism:host/env.var_set: the plugin's variables would take 2097219 bytes, over the limit of 1 MiB"},
 	}
 	for _, c := range cases {
 		res := callTool(t, h, c.tool, "", nil)

@@ -51,7 +51,8 @@ const (
 const extismStart = "_start"
 
 // MaxVarBytes bounds the Extism variables of one plugin (var_set), keys
-// and values together: 1 MiB, the default of Extism's own runtime.
+// and values together: 1 MiB, the default of Extism's own runtime. Each
+// variable also counts a small overhead (varOverhead).
 const MaxVarBytes = 1 << 20
 
 // kindOf tells the kind of a module by its imports.
@@ -108,6 +109,8 @@ type extismState struct {
 	httpStatus  int32
 	httpHeaders []byte
 	fns         map[string]api.Function
+	// work is the kernel memory allocated since the last checkpoint.
+	work uint64
 }
 
 // reset empties the state for the next call.
@@ -148,7 +151,7 @@ func extismFunctions() []extismFunction {
 	two := []api.ValueType{i64, i64}
 	fns := []extismFunction{
 		// The kernel.
-		{"alloc", one, one, func(in *instance, _ context.Context, s []uint64) { s[0] = in.kalloc("alloc", s[0]) }},
+		{"alloc", one, one, func(in *instance, ctx context.Context, s []uint64) { s[0] = in.kalloc(ctx, "alloc", s[0]) }},
 		{"free", one, nil, func(in *instance, _ context.Context, s []uint64) { in.ext.mem.Free(s[0]) }},
 		{"length", one, one, func(in *instance, _ context.Context, s []uint64) { s[0] = in.ext.mem.Length(s[0]) }},
 		{"length_unsafe", one, one, func(in *instance, _ context.Context, s []uint64) { s[0] = in.ext.mem.Length(s[0]) }},
@@ -178,8 +181,8 @@ func extismFunctions() []extismFunction {
 		{"var_set", two, nil, (*instance).varSet},
 		{"http_request", two, one, (*instance).extismHTTP},
 		{"http_status_code", nil, []api.ValueType{i32}, func(in *instance, _ context.Context, s []uint64) { s[0] = api.EncodeI32(in.ext.httpStatus) }},
-		{"http_headers", nil, one, func(in *instance, _ context.Context, s []uint64) {
-			s[0] = in.kbytes("http_headers", in.ext.httpHeaders)
+		{"http_headers", nil, one, func(in *instance, ctx context.Context, s []uint64) {
+			s[0] = in.kbytes(ctx, "http_headers", in.ext.httpHeaders)
 		}},
 		{"get_log_level", nil, []api.ValueType{i32}, func(in *instance, ctx context.Context, s []uint64) { s[0] = api.EncodeI32(in.extismLogLevel(ctx)) }},
 	}
@@ -216,10 +219,20 @@ func (in *instance) kinput(fn string, off, n uint64) uint64 {
 	return v
 }
 
+// workBytes is how much kernel memory may be allocated between two
+// checkpoints of the call. The guest's fuel pays a few instructions for an
+// alloc whatever its size, so a loop of large allocs would run long past
+// its deadline on fuel alone.
+const workBytes = 1 << 20
+
 // kalloc allocates n bytes of kernel memory, which count against the
 // memory limit with the linear memory: past it, the call fails with
 // ErrMemory.
-func (in *instance) kalloc(fn string, n uint64) uint64 {
+func (in *instance) kalloc(ctx context.Context, fn string, n uint64) uint64 {
+	if in.ext.work += n; in.ext.work >= workBytes {
+		in.ext.work = 0
+		in.checkpoint(ctx)
+	}
 	l := in.memory
 	used := l.size + in.ext.mem.Bytes()
 	if n > l.limit || used+kernel.Cost(n) > l.limit {
@@ -231,11 +244,11 @@ func (in *instance) kalloc(fn string, n uint64) uint64 {
 }
 
 // kbytes allocates a block holding a copy of p, 0 for nil.
-func (in *instance) kbytes(fn string, p []byte) uint64 {
+func (in *instance) kbytes(ctx context.Context, fn string, p []byte) uint64 {
 	if p == nil {
 		return 0
 	}
-	off := in.kalloc(fn, uint64(len(p)))
+	off := in.kalloc(ctx, fn, uint64(len(p)))
 	if off != 0 {
 		r, _ := in.ext.mem.Region(off, uint64(len(p)))
 		copy(r, p)
@@ -277,7 +290,7 @@ func (m *Module) CallExtism(ctx context.Context, export, tool string, input []by
 		x.reset()
 		defer x.reset() // the pooled instance keeps no bytes of this call
 		if len(input) > 0 {
-			off := in.kalloc("input", uint64(len(input)))
+			off := in.kalloc(ctx, "input", uint64(len(input)))
 			r, _ := x.mem.Region(off, uint64(len(input)))
 			copy(r, input)
 			_ = x.mem.SetInput(off, uint64(len(input)))

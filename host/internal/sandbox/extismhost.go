@@ -42,6 +42,14 @@ func (v *varStore) get(key string) ([]byte, bool) {
 	return val, ok
 }
 
+// varOverhead is what each variable counts against MaxVarBytes beyond its
+// key and value: the host's map entry, string and slice. Without it a
+// plugin keeping many one-byte variables held dozens of times the limit.
+const varOverhead = 64
+
+// varSize is what a variable counts against MaxVarBytes.
+func varSize(key string, val []byte) int { return len(key) + len(val) + varOverhead }
+
 // set sets or, for a nil value, deletes key; it fails when the store would
 // exceed MaxVarBytes.
 func (v *varStore) set(key string, val []byte) error {
@@ -50,14 +58,14 @@ func (v *varStore) set(key string, val []byte) error {
 	old, had := v.vals[key]
 	size := v.bytes
 	if had {
-		size -= len(key) + len(old)
+		size -= varSize(key, old)
 	}
 	if val == nil {
 		delete(v.vals, key)
 		v.bytes = size
 		return nil
 	}
-	size += len(key) + len(val)
+	size += varSize(key, val)
 	if size > MaxVarBytes {
 		return fmt.Errorf("the plugin's variables would take %d bytes, over the limit of %s", size, formatBytes(MaxVarBytes))
 	}
@@ -68,19 +76,19 @@ func (v *varStore) set(key string, val []byte) error {
 	return nil
 }
 
-func (in *instance) configGet(_ context.Context, s []uint64) {
+func (in *instance) configGet(ctx context.Context, s []uint64) {
 	key := in.kblock("config_get", "the key", s[0])
 	v, ok := in.module.opts.Config[string(key)]
 	s[0] = 0
 	if ok {
-		s[0] = in.kbytes("config_get", []byte(v))
+		s[0] = in.kbytes(ctx, "config_get", []byte(v))
 	}
 }
 
-func (in *instance) varGet(_ context.Context, s []uint64) {
+func (in *instance) varGet(ctx context.Context, s []uint64) {
 	key := in.kblock("var_get", "the key", s[0])
 	v, _ := in.module.vars.get(string(key))
-	s[0] = in.kbytes("var_get", v)
+	s[0] = in.kbytes(ctx, "var_get", v)
 }
 
 func (in *instance) varSet(_ context.Context, s []uint64) {
@@ -196,5 +204,5 @@ func (in *instance) extismHTTP(ctx context.Context, s []uint64) {
 		s[0] = 0
 		return
 	}
-	s[0] = in.kbytes(fn, resp.Body)
+	s[0] = in.kbytes(ctx, fn, resp.Body)
 }

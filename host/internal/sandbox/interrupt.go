@@ -26,7 +26,14 @@ var errStopped = errors.New("stopped: the module was closed")
 
 // yield implements the instrumentation's wasmcp.yield: () -> i32.
 func yield(ctx context.Context, _ api.Module, stack []uint64) {
-	in := instanceFrom(ctx)
+	instanceFrom(ctx).checkpoint(ctx)
+	stack[0] = bounds.Fuel
+}
+
+// checkpoint traps the guest if its call is over (closed, timed out or
+// cancelled) and otherwise may give way to the other long calls. in may be
+// nil.
+func (in *instance) checkpoint(ctx context.Context) {
 	if in != nil && in.stopped.Load() {
 		panic(errStopped)
 	}
@@ -38,7 +45,6 @@ func yield(ctx context.Context, _ api.Module, stack []uint64) {
 			panic(err)
 		}
 	}
-	stack[0] = bounds.Fuel
 }
 
 // interruptNow makes the guest trap at its next yield.

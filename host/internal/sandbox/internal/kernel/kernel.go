@@ -56,6 +56,10 @@ type Memory struct {
 	inLen  uint64
 	output []byte
 	outSet bool
+	// outBlock is the block the output lies in; held is what it still
+	// counts once freed, as the output keeps its bytes.
+	outBlock *block
+	held     uint64
 	// outOff and outLen are where the guest said the output is.
 	outOff, outLen uint64
 	err            *block
@@ -65,7 +69,8 @@ type Memory struct {
 func New() *Memory { return &Memory{next: firstOffset} }
 
 // Bytes is what the live blocks count against the memory limit: their
-// lengths plus BlockOverhead each. A nil Memory counts nothing.
+// lengths plus BlockOverhead each, and a freed block the output still
+// holds. A nil Memory counts nothing.
 func (m *Memory) Bytes() uint64 {
 	if m == nil {
 		return 0
@@ -76,12 +81,21 @@ func (m *Memory) Bytes() uint64 {
 // Cost is what an allocation of n bytes would add to Bytes.
 func Cost(n uint64) uint64 { return n + BlockOverhead }
 
+// keepBlocks is the largest index Reset keeps for the next call: a call
+// that allocated a million blocks must not leave its index to every later
+// call of a pooled instance, uncounted.
+const keepBlocks = 1024
+
 // Reset frees every block and clears the input, output and error.
 func (m *Memory) Reset() {
+	if cap(m.blocks) > keepBlocks {
+		m.blocks = nil
+	}
 	clear(m.blocks)
 	m.blocks = m.blocks[:0]
 	m.freed, m.next, m.bytes = 0, firstOffset, 0
 	m.input, m.inLen, m.output, m.outSet, m.err = nil, 0, nil, false, nil
+	m.outBlock, m.held = nil, 0
 	m.outOff, m.outLen = 0, 0
 }
 
@@ -144,7 +158,12 @@ func (m *Memory) Free(p uint64) {
 		return
 	}
 	b.freed = true
-	m.bytes -= Cost(uint64(len(b.data)))
+	if b == m.outBlock {
+		// The output keeps the bytes: they count until it moves.
+		m.held = Cost(uint64(len(b.data)))
+	} else {
+		m.bytes -= Cost(uint64(len(b.data)))
+	}
 	b.data = nil
 	if b == m.input {
 		m.input, m.inLen = nil, 0
@@ -184,10 +203,19 @@ func (m *Memory) Block(p uint64) ([]byte, bool) {
 func (m *Memory) Region(p, n uint64) ([]byte, error) {
 	b := m.find(p)
 	if b == nil || n > b.end()-p {
-		return nil, fmt.Errorf("[%d, %d) is %w", p, p+n, ErrBounds)
+		return nil, fmt.Errorf("%s is %w", span(p, n), ErrBounds)
 	}
 	off := p - b.start
 	return b.data[off : off+n], nil
+}
+
+// span formats [p, p+n) for an error, without letting p+n wrap around:
+// the guest chooses both.
+func span(p, n uint64) string {
+	if p+n < p {
+		return fmt.Sprintf("[%d, %d+%d)", p, p, n)
+	}
+	return fmt.Sprintf("[%d, %d)", p, p+n)
 }
 
 // Load reads n (1 or 8) bytes at p, little-endian.
@@ -224,7 +252,7 @@ func le(r []byte) uint64 {
 func (m *Memory) SetInput(p, n uint64) error {
 	b := m.handle(p)
 	if b == nil || n > uint64(len(b.data)) {
-		return fmt.Errorf("input [%d, %d) is not within a block: %w", p, p+n, ErrBounds)
+		return fmt.Errorf("input %s is not within a block: %w", span(p, n), ErrBounds)
 	}
 	m.input, m.inLen = b, n
 	return nil
@@ -241,21 +269,26 @@ func (m *Memory) Input() (offset, length uint64) {
 // LoadInput reads n (1 or 8) bytes at offset off of the input.
 func (m *Memory) LoadInput(off, n uint64) (uint64, error) {
 	if m.input == nil || off > m.inLen || n > m.inLen-off {
-		return 0, fmt.Errorf("input bytes [%d, %d) are outside the input of %d bytes: %w", off, off+n, m.inLen, ErrBounds)
+		return 0, fmt.Errorf("input bytes %s are outside the input of %d bytes: %w", span(off, n), m.inLen, ErrBounds)
 	}
 	return le(m.input.data[off : off+n]), nil
 }
 
 // SetOutput makes [p, p+n) the call's output. The bytes stay the output
-// even if the guest frees the block afterwards.
+// even if the guest frees the block afterwards, and count against the
+// limit until the output is set elsewhere.
 func (m *Memory) SetOutput(p, n uint64) error {
 	var r []byte
+	var b *block
 	if p != 0 || n != 0 {
 		var err error
 		if r, err = m.Region(p, n); err != nil {
 			return fmt.Errorf("output %w", err)
 		}
+		b = m.find(p)
 	}
+	m.bytes -= m.held
+	m.held, m.outBlock = 0, b
 	m.output, m.outSet, m.outOff, m.outLen = r, true, p, n
 	return nil
 }

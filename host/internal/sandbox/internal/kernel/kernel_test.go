@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -67,9 +68,18 @@ func TestInputOutputError(t *testing.T) {
 	if err := m.SetOutput(out, 6); err != nil {
 		t.Fatal(err)
 	}
+	before := m.Bytes()
 	m.Free(out)
 	if got, ok := m.Output(); !ok || string(got) != "result" {
 		t.Fatalf("output after free = %q, %v", got, ok)
+	}
+	// The freed output's bytes are still held, and count, until the
+	// output moves.
+	if m.Bytes() != before {
+		t.Fatalf("freeing the output's block: bytes %d, want %d", m.Bytes(), before)
+	}
+	if err := m.SetOutput(0, 0); err != nil || m.Bytes() != before-Cost(6) {
+		t.Fatalf("moving the output: bytes %d, want %d (%v)", m.Bytes(), before-Cost(6), err)
 	}
 	e := m.AllocBytes([]byte("boom"))
 	if err := m.SetError(e); err != nil {
@@ -150,7 +160,7 @@ func FuzzMemory(f *testing.F) {
 				live = live[:0]
 			}
 		}
-		var want uint64
+		want := m.held
 		for _, b := range m.blocks {
 			if !b.freed {
 				want += Cost(uint64(len(b.data)))
@@ -160,4 +170,58 @@ func FuzzMemory(f *testing.F) {
 			t.Fatalf("Bytes() = %d, the live blocks take %d", m.Bytes(), want)
 		}
 	})
+}
+
+// Offsets and lengths at the edges of uint64, which the guest chooses, are
+// errors of ErrBounds, never a panic or a wrapped-around read.
+func TestExtremeArguments(t *testing.T) {
+	m := New()
+	a := m.Alloc(13)
+	if err := m.SetInput(a, 13); err != nil {
+		t.Fatal(err)
+	}
+	const top = ^uint64(0)
+	edges := []uint64{0, 1, 7, 8, a + 12, a + 13, 1 << 63, top - 7, top - 1, top}
+	for _, p := range edges {
+		for _, n := range edges {
+			if _, err := m.Region(p, n); err == nil && (p < a || p+n > a+13 || p+n < p) {
+				t.Errorf("region(%d, %d) outside the block succeeded", p, n)
+			}
+			if _, err := m.LoadInput(p, n); err == nil && (p+n > 13 || p+n < p) {
+				t.Errorf("input_load(%d, %d) outside the input succeeded", p, n)
+			}
+			if err := m.SetInput(p, n); err == nil && (p != a || n > 13) {
+				t.Errorf("input_set(%d, %d) succeeded", p, n)
+			}
+			_ = m.SetOutput(p, n)
+		}
+		if l := m.Length(p); l != 0 && p != a {
+			t.Errorf("length(%d) = %d", p, l)
+		}
+		if p+1 != a {
+			m.Free(p + 1) // not the start of a block: nothing
+		}
+	}
+	if _, err := m.Load(top, 8); err == nil || !strings.Contains(err.Error(), "[18446744073709551615, 18446744073709551615+8)") {
+		t.Errorf("load_u64(2^64-1): %v, want the range unwrapped", err)
+	}
+	if m.Length(a) != 13 || m.Bytes() != Cost(13) {
+		t.Errorf("the block changed: length %d, bytes %d", m.Length(a), m.Bytes())
+	}
+}
+
+// Reset gives up the index of a call that allocated many blocks: the
+// instance is pooled, and the next call may allocate none.
+func TestResetDropsLargeIndex(t *testing.T) {
+	m := New()
+	for range 4 * keepBlocks {
+		m.Alloc(1)
+	}
+	m.Reset()
+	if c := cap(m.blocks); c > keepBlocks {
+		t.Errorf("the index keeps room for %d blocks after Reset", c)
+	}
+	if a := m.Alloc(1); m.Length(a) != 1 {
+		t.Error("no allocation after Reset")
+	}
 }
