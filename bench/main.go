@@ -6,7 +6,7 @@
 //
 // Usage, from bench/ (its own Go module):
 //
-//	go run . [-exp all|stdio,http,deadline,reload,scale,startup,noisy,native,large,lang,egress,registry] [-reps N] [-quick]
+//	go run . [-exp all|stdio,http,deadline,reload,scale,startup,noisy,native,large,lang,egress,registry,replicas] [-reps N] [-quick]
 //
 // wasmcp is a black box here: the bench builds cmd/wasmcp once (or runs
 // $WASMCP_BIN) and talks to it as a client would. In process it uses only
@@ -64,6 +64,7 @@ var experiments = []experiment{
 	{"lang", runLang},
 	{"egress", runEgress},
 	{"registry", runRegistry},
+	{"replicas", runReplicas},
 }
 
 func main() {
