@@ -65,9 +65,33 @@ func httpRep(ctx context.Context, e *env, i int, dir string, clients, calls int)
 }
 
 // throughputs starts the servers the mks make, opens clients sessions to
-// each, and returns their throughput in calls per second, calls calls each,
-// the servers taking turns slice by slice.
+// each, and returns their throughput in calls per second, calls echo calls
+// each, the servers taking turns slice by slice.
 func throughputs(ctx context.Context, clients, calls int, mks ...func(addr string) (*exec.Cmd, error)) ([]float64, error) {
+	runs, err := throughputsOf(ctx, callEcho, clients, calls, mks...)
+	out := make([]float64, len(runs))
+	for k, r := range runs {
+		out[k] = r.rate()
+	}
+	return out, err
+}
+
+// A caller makes one call in a session and checks its answer.
+type caller func(context.Context, *mcp.ClientSession) error
+
+// A tally is how many calls a server answered in how long, and the CPU time
+// its process used meanwhile (0 where /proc cannot tell).
+type tally struct {
+	calls int
+	wall  time.Duration
+	cpu   time.Duration
+}
+
+func (r tally) rate() float64 { return float64(r.calls) / r.wall.Seconds() }
+
+// throughputsOf is throughputs with call in place of echo (the servers must
+// serve echo too: it tells when they are ready), and returns the tallies.
+func throughputsOf(ctx context.Context, call caller, clients, calls int, mks ...func(addr string) (*exec.Cmd, error)) ([]tally, error) {
 	var servers []*httpServer
 	defer func() {
 		for _, s := range servers {
@@ -80,28 +104,28 @@ func throughputs(ctx context.Context, clients, calls int, mks ...func(addr strin
 			return nil, err
 		}
 		servers = append(servers, s)
+		s.call = call
 		if err := s.open(ctx, clients); err != nil {
 			return nil, err
 		}
 	}
-	done := make([]int, len(servers))
-	wall := make([]time.Duration, len(servers))
+	runs := make([]tally, len(servers))
 	for s := range httpSlices {
 		for j := range servers {
 			k := (j + s) % len(servers)
+			pid := servers[k].cmd.Process.Pid
+			cpu0, _ := processCPU(pid)
 			n, d, err := servers[k].burst(ctx, calls/httpSlices)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", servers[k].url, err)
 			}
-			done[k] += n
-			wall[k] += d
+			cpu1, _ := processCPU(pid)
+			runs[k].calls += n
+			runs[k].wall += d
+			runs[k].cpu += cpu1 - cpu0
 		}
 	}
-	out := make([]float64, len(servers))
-	for k := range servers {
-		out[k] = float64(done[k]) / wall[k].Seconds()
-	}
-	return out, nil
+	return runs, nil
 }
 
 // An httpServer is one server process listening at url, and the client
@@ -111,6 +135,16 @@ type httpServer struct {
 	url      string
 	hc       *http.Client
 	sessions []*mcp.ClientSession
+	// call is the call the sessions make; nil is callEcho.
+	call caller
+}
+
+// do makes the server's call in cs.
+func (s *httpServer) do(ctx context.Context, cs *mcp.ClientSession) error {
+	if s.call == nil {
+		return callEcho(ctx, cs)
+	}
+	return s.call(ctx, cs)
 }
 
 // startHTTP starts the server mk makes for a free loopback address and waits
@@ -156,7 +190,7 @@ func (s *httpServer) open(ctx context.Context, n int) error {
 		}
 		s.sessions = append(s.sessions, cs)
 		for range 5 {
-			if err := callEcho(ctx, cs); err != nil {
+			if err := s.do(ctx, cs); err != nil {
 				return err
 			}
 		}
@@ -174,7 +208,7 @@ func (s *httpServer) burst(ctx context.Context, calls int) (int, time.Duration, 
 	for i, cs := range s.sessions {
 		wg.Go(func() {
 			for range per {
-				if errs[i] = callEcho(ctx, cs); errs[i] != nil {
+				if errs[i] = s.do(ctx, cs); errs[i] != nil {
 					return
 				}
 			}

@@ -6,7 +6,7 @@
 //
 // Usage, from bench/ (its own Go module):
 //
-//	go run . [-exp all|stdio,http,deadline,reload,scale,startup,noisy,native,large,lang,egress,registry,extism] [-reps N] [-quick]
+//	go run . [-exp all|stdio,http,deadline,reload,scale,startup,noisy,native,large,lang,egress,registry,extism,replicas] [-reps N] [-quick]
 //
 // wasmcp is a black box here: the bench builds cmd/wasmcp once (or runs
 // $WASMCP_BIN) and talks to it as a client would. In process it uses only
@@ -66,6 +66,7 @@ var experiments = []experiment{
 	{"egress", runEgress},
 	{"registry", runRegistry},
 	{"extism", runExtism},
+	{"replicas", runReplicas},
 }
 
 func main() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -186,4 +187,33 @@ func memory(pid int) (rss, peak int64, err error) {
 		return 0, 0, fmt.Errorf("/proc/%d/status: no VmRSS or VmHWM", pid)
 	}
 	return rss, peak, sc.Err()
+}
+
+// processCPU returns the CPU time process pid has used, user and system,
+// from /proc/PID/stat (Linux), in clock ticks of 10 ms.
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces;
+	// utime and stime are fields 14 and 15, the 12th and 13th after it.
+	i := bytes.LastIndexByte(b, ')')
+	var f []string
+	if i >= 0 {
+		f = strings.Fields(string(b[i+1:]))
+	}
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected %q", pid, b)
+	}
+	var ticks int64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	// USER_HZ is 100 on every Linux the bench runs on.
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
 }
