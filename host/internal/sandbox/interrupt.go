@@ -65,14 +65,16 @@ func (m *Module) guard(ctx context.Context, in *instance, fn func() error) error
 	m.running[in] = struct{}{}
 	m.mu.Unlock()
 	defer m.done(in)
-	long, err := longCalls.Run(m.longBefore.Load(), func(c *turns.Call) error {
+	// A call gets a goroutine of its own when the module's last call was
+	// long, not any call before it: a short call that the system
+	// descheduled for a millisecond on a busy machine would otherwise
+	// cost every later call of the module a hand-off between threads.
+	long, err := longCalls.Run(m.lastLong.Load(), func(c *turns.Call) error {
 		in.turn = c
 		defer func() { in.turn = nil }()
 		return fn()
 	})
-	if long {
-		m.longBefore.Store(true)
-	}
+	m.lastLong.Store(long)
 	return err
 }
 

@@ -56,8 +56,9 @@ type Module struct {
 	// guarded by mu.
 	net  *egress.Client
 	nets []*egress.Client
-	// longBefore is set once a call has run long (interrupt.go).
-	longBefore atomic.Bool
+	// lastLong reports whether the module's last call ran long
+	// (interrupt.go).
+	lastLong atomic.Bool
 	// peak is the largest linear memory an instance has had after a call,
 	// in bytes; attrs name the module in the instruments.
 	peak  atomic.Uint64
