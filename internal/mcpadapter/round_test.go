@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -221,15 +222,21 @@ func TestInputRequestStateSealed(t *testing.T) {
 	sealer := newSealer(t)
 	cs := newProtocolClientSealed(t, askingHost(), sealer)
 	first := rawRound(t, cs, sampleArgs, nil, "")
-	b := []byte(first.RequestState)
-	b[len(b)/2] ^= 1 // a letter of the ciphertext
+	// A bit of the ciphertext, flipped in the decoded bytes: flipping a
+	// letter of the text may leave no base64 at all.
+	b, err := base64.RawURLEncoding.DecodeString(first.RequestState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	altered := base64.RawURLEncoding.EncodeToString(b)
 	other := rawRound(t, newProtocolClient(t, askingHost()), sampleArgs, nil, "")
 	replica := newProtocolClientSealed(t, askingHost(), sealer)
 	if got := textOf(rawRound(t, replica, sampleArgs, sampleAnswer, first.RequestState)); !strings.HasPrefix(got, "sample: {") {
 		t.Errorf("a replica of the same key continuing the round: %q", got)
 	}
 	for _, tc := range []struct{ name, state, want string }{
-		{"altered", string(b), "requestState belongs to a call of another tool or other arguments, or was altered; call the tool again"},
+		{"altered", altered, "requestState belongs to a call of another tool or other arguments, or was altered; call the tool again"},
 		{"other key", other.RequestState, "requestState was sealed under a state key this server does not hold"},
 		{"cut short", first.RequestState[:20], "requestState is not one this server made: not a sealed state"},
 	} {
