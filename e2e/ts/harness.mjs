@@ -10,6 +10,7 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,4 +121,17 @@ export function diagnoseWith(serverLog) {
       throw e;
     }
   };
+}
+
+// freePort returns a loopback port that was free a moment ago, for a server
+// the test starts with its address on the command line.
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 }

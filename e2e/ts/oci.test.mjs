@@ -8,14 +8,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { bin, callTool, diagnoseWith, textOf, timeout, trackToolsChanged, workDir } from './harness.mjs';
+import { bin, callTool, diagnoseWith, freePort, textOf, timeout, trackToolsChanged, workDir } from './harness.mjs';
 
 const testdata = join(dirname(fileURLToPath(import.meta.url)), '..', 'testdata');
 
@@ -27,17 +26,6 @@ function registryBin() {
   } catch {
     return '';
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 // startRegistry runs docker-registry on a free loopback port with storage in

@@ -10,13 +10,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { bin, callTool, plugins, textOf, timeout, workDir } from './harness.mjs';
+import { bin, callTool, freePort, plugins, textOf, timeout, workDir } from './harness.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -57,17 +56,6 @@ async function status(url) {
   } catch {
     return 0;
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function connect(endpoint) {
