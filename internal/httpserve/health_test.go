@@ -52,15 +52,24 @@ func TestHealth(t *testing.T) {
 }
 
 // TestServeDrains stops a server with a Drain while a request is in
-// flight: the listener keeps answering (/readyz 503) until the request has
-// its response, and only then closes.
+// flight: the listener keeps answering (/readyz 503) and an event stream
+// stays open until the request has its response, and only then close.
 func TestServeDrains(t *testing.T) {
 	ctx := testContext(t)
 	drain := NewDrain()
 	callStarted, finishCall := make(chan struct{}), make(chan struct{})
+	streamOpen, streamEnded := make(chan struct{}), make(chan struct{})
 	mux := http.NewServeMux()
 	Health{Drain: drain}.Register(mux)
 	mux.Handle("/mcp", drain.Track(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet { // an event stream, open until the shutdown ends it
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			close(streamOpen)
+			<-r.Context().Done()
+			close(streamEnded)
+			return
+		}
 		close(callStarted)
 		<-finishCall
 		io.WriteString(w, "result")
@@ -74,6 +83,16 @@ func TestServeDrains(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- Serve(serveCtx, ln, mux, Options{Grace: time.Minute, Drain: drain}) }()
 
+	get, err := http.NewRequestWithContext(ctx, "GET", base+"/mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := http.DefaultClient.Do(get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	<-streamOpen
 	result := make(chan string, 1)
 	go func() {
 		resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader("{}"))
@@ -107,11 +126,18 @@ func TestServeDrains(t *testing.T) {
 	select {
 	case err := <-served:
 		t.Fatalf("Serve returned (%v) with a request in flight", err)
+	case <-streamEnded:
+		t.Fatal("the event stream ended while a call was still running")
 	default:
 	}
 	close(finishCall)
 	if got := <-result; got != "result" {
 		t.Errorf("request in flight got %q, want its response", got)
+	}
+	select {
+	case <-streamEnded:
+	case <-ctx.Done():
+		t.Fatal("the event stream was not ended once the calls were answered")
 	}
 	if err := <-served; err != nil {
 		t.Errorf("Serve = %v, want nil", err)
