@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -227,6 +228,36 @@ func TestMetricsCountCalls(t *testing.T) {
 	if code, body := probeGet(t, strings.TrimSuffix(m[1], "/metrics"), "/readyz"); code != 200 {
 		t.Errorf("/readyz on the -metrics listener = %d %s", code, body)
 	}
+
+	// A web page after DNS rebinding reads nothing of either loopback
+	// listener: its requests name the page's own host.
+	for _, base := range []string{strings.TrimSuffix(s.url, "/mcp"), strings.TrimSuffix(m[1], "/metrics")} {
+		for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
+			if code, body := reboundGet(t, base+path, testToken); code != http.StatusForbidden || strings.Contains(body, "wasmcp_") {
+				t.Errorf("GET %s%s with a rebound Host = %d %.80q, want 403 and no metrics", base, path, code, body)
+			}
+		}
+	}
+}
+
+// reboundGet fetches url, with token, as a page served from rebind.example
+// whose name now resolves to 127.0.0.1 would: its Host names the page's host.
+func reboundGet(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(req.URL.Host)
+	req.Host = "rebind.example:" + port
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // opsURL finds the -metrics endpoint in the server's log.

@@ -60,7 +60,8 @@ non-loopback address needs a bearer token (-token-file or -token-env; never
 a flag value, which ps would show) unless -insecure-no-auth says that
 something in front of wasmcp authenticates clients. Browser requests from
 other origins are refused unless allowed with -allow-origin, and a request to
-a loopback address under another Host name (DNS rebinding) gets 403.
+a loopback address under another Host name (DNS rebinding) gets 403, on
+every path of the listener and of -metrics's.
 Beside /mcp, /healthz answers 200 while the process serves and /readyz
 answers 200 once the first load is over and DIR can be read (503 with the
 reason before, and from the moment the server starts stopping), both

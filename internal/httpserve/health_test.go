@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -141,5 +142,80 @@ func TestServeDrains(t *testing.T) {
 	}
 	if err := <-served; err != nil {
 		t.Errorf("Serve = %v, want nil", err)
+	}
+}
+
+// TestServeChecksHost: on a loopback listener every path, the probes and
+// /metrics included, refuses a Host that is not a loopback name, as a web
+// page's requests carry after DNS rebinding; a listener on another
+// interface leaves the Host to the token and the Origin check.
+func TestServeChecksHost(t *testing.T) {
+	ctx := testContext(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "wasmcp_tool_calls_total 1\n") })
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
+	Health{Drain: NewDrain(), Ready: func() error { return nil }}.Register(mux)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	serveCtx, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- Serve(serveCtx, ln, mux, Options{Grace: time.Second}) }()
+	t.Cleanup(func() { stop(); <-served })
+
+	get := func(t *testing.T, method, path, host string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(ctx, method, "http://"+ln.Addr().String()+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, path := range []string{"/metrics", "/healthz", "/readyz", "/mcp"} {
+		for _, tc := range []struct {
+			host string
+			want int
+		}{
+			{"rebind.example:" + port, 403},
+			{"rebind.example", 403},
+			{"127.0.0.1.nip.example:" + port, 403},
+			{"169.254.169.254:" + port, 403},
+			{"127.0.0.1:" + port, 200},
+			{"localhost:" + port, 200},
+			{"LOCALHOST.:" + port, 200},
+			{"[::1]:" + port, 200},
+			{"127.1.2.3", 200},
+		} {
+			t.Run(path+"/"+tc.host, func(t *testing.T) {
+				code, body := get(t, "GET", path, tc.host)
+				if code != tc.want {
+					t.Fatalf("GET %s with Host %q = %d %q, want %d", path, tc.host, code, body, tc.want)
+				}
+				if code == 403 && (strings.Contains(body, "wasmcp_") || !strings.Contains(body, "invalid Host")) {
+					t.Errorf("refusal body %q: want only the reason", body)
+				}
+			})
+		}
+	}
+
+	// Off loopback the check stands aside.
+	h := checkHost(mux, slog.New(slog.DiscardHandler))
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	req.Host = "wasmcp.example:8931"
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey,
+		&net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 8931}))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Errorf("non-loopback listener, Host %q: %d, want 200", req.Host, rec.Code)
 	}
 }

@@ -43,11 +43,40 @@ func hostPort(scheme, host string) string {
 	return host
 }
 
+// checkHost refuses, with 403, a request to a loopback listener whose Host
+// is not a loopback name or address: after DNS rebinding, a web page's
+// requests to its own name reach this machine's loopback port, and only the
+// Host header tells them apart. It applies to every path of the listener,
+// probes and metrics included, not only to /mcp, where go-sdk's handler makes
+// the same check. A listener on another interface is reached under names the
+// operator chose, so it is left to the token and the Origin check.
+func checkHost(next http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		if local != nil && isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host) {
+			log.Warn("request refused: Host is not a loopback name on a loopback listener",
+				"host", r.Host, "path", r.URL.Path, "remote", r.RemoteAddr)
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isLoopbackAddr is IsLoopback of host[:port].
+func isLoopbackAddr(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	return IsLoopback(host)
+}
+
 // CheckOrigin wraps next with the Origin validation the MCP transport
 // requires against DNS rebinding and cross-site requests. Requests without an
 // Origin header (every non-browser client) pass. A browser request passes
 // when its origin is the server's own (the Origin's host and port are the
-// request's Host; with the SDK's Host check on loopback, a rebound name cannot
+// request's Host; with Serve's Host check on loopback, a rebound name cannot
 // get here) or is listed in allowed (normalized with NormalizeOrigin). Any
 // other is refused with 403 before it reaches authentication or the handler.
 //

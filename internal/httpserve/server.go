@@ -28,8 +28,11 @@ type Options struct {
 // left. With a Drain the listener keeps answering (probes, and refusals of
 // new sessions) and the streams stay open until the tracked requests are
 // over; without one it stops accepting connections and ends the streams at
-// once. It returns nil after such a
-// shutdown, or the error that stopped the server.
+// once. It returns nil after such a shutdown, or the error that stopped the
+// server.
+//
+// On a loopback listener every request must name a loopback Host (see
+// checkHost), whatever its path.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts Options) error {
 	log := opts.Logger
 	if log == nil {
@@ -38,7 +41,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, opts Options) e
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
 	srv := &http.Server{
-		Handler: cutStreams(h, streams),
+		Handler: checkHost(cutStreams(h, streams), log),
 		// Headers must come promptly. Bodies are bounded in size by the
 		// handler, not in time: a response may be an event stream that
 		// lasts as long as the client listens.
