@@ -247,3 +247,21 @@ func TestExtismHotReloadWithTheGoClient(t *testing.T) {
 		t.Errorf("as_greeting = %q, want the policy's hi", got)
 	}
 }
+
+// A plugin built with Extism's Go PDK imports WASI's clock and random source
+// (Go's runtime does); served without "clock" and "random" it reads
+// stand-ins, and both inspect and serve say so, naming the policy key.
+func TestExtismStandInsNamed(t *testing.T) {
+	_, goPath := extismPlugins(t)
+	out, err := exec.Command(binPath, "inspect", "--cache-dir", t.TempDir(), goPath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("inspect: %v\n%s", err, out)
+	}
+	for _, want := range []string{"stand-ins", "wasi_snapshot_preview1.clock_time_get", `"clock": true`, `"random": true`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out)
+		}
+	}
+	s := startServer(t, servedCopy(t, goPath), serverOptions{protocol: legacyProtocol})
+	s.waitLog(t, 0, "stand-ins", "clock_time_get", "random_get")
+}

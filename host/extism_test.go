@@ -352,3 +352,63 @@ func TestExtismCommandStart(t *testing.T) {
 		t.Errorf("started: %q", got)
 	}
 }
+
+// An Extism plugin cannot ask for the clock or randomness, so one that
+// imports them and is not granted them reads stand-ins: the host says so
+// at load and in inspect, naming the import and the policy key.
+func TestExtismStandIns(t *testing.T) {
+	path := filepath.Join("testdata", "extism_clock.wasm")
+	for _, tc := range []struct {
+		name, section string
+		want          []string // the policy keys named
+	}{
+		{"nothing granted", `{}`, []string{"clock", "random"}},
+		{"clock granted", `{"clock": true}`, []string{"random"}},
+		{"both granted", `{"clock": true, "random": true}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := policy.Parse([]byte(`{"plugins":{"extism_clock":`+tc.section+`}}`), t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := testConfig(t).WithPolicy(p)
+			r, err := host.Inspect(t.Context(), cfg.WithLogger(slog.New(slog.DiscardHandler)), path)
+			if err != nil || !r.Loadable {
+				t.Fatalf("inspect: %+v, %v", r, err)
+			}
+			if len(r.StandIns) != len(tc.want) {
+				t.Fatalf("stand-ins %q, want one per %q", r.StandIns, tc.want)
+			}
+			for i, key := range tc.want {
+				imp := map[string]string{"clock": "clock_time_get", "random": "random_get"}[key]
+				if s := r.StandIns[i]; !strings.Contains(s, "wasi_snapshot_preview1."+imp) || !strings.Contains(s, `"`+key+`": true`) {
+					t.Errorf("stand-in %q: want the import %s and the key %q", s, imp, key)
+				}
+			}
+
+			l := newLogs()
+			h := newHost(t, "", l, cfg)
+			if err := h.LoadFile(t.Context(), path); err != nil {
+				t.Fatal(err)
+			}
+			line, _ := l.lineWith("stand-ins")
+			if (line != "") != (len(tc.want) > 0) {
+				t.Errorf("load log line about stand-ins %q, want one only when something is not granted", line)
+			}
+			for _, key := range tc.want {
+				if !strings.Contains(line, key) {
+					t.Errorf("load log line %q does not name %q", line, key)
+				}
+			}
+			if got := text(t, callTool(t, h, "now", "", nil)); got != "now" {
+				t.Errorf("now = %q", got)
+			}
+		})
+	}
+	// A wasmcp module asks for what it needs, and one that imports the
+	// clock without asking chose the stand-in: nothing to say.
+	r, err := host.Inspect(t.Context(), testConfig(t).WithLogger(slog.New(slog.DiscardHandler)), filepath.Join("testdata", "echo.wasm"))
+	if err != nil || len(r.StandIns) != 0 {
+		t.Errorf("echo: stand-ins %q, %v", r.StandIns, err)
+	}
+}

@@ -47,6 +47,10 @@ type Report struct {
 	Requested *abi.Permissions `json:"requested,omitempty"`
 	Granted   *abi.Permissions `json:"granted,omitempty"`
 	Denied    []string         `json:"denied,omitempty"`
+	// StandIns are the imports of an Extism plugin that read a stand-in
+	// (a fixed clock, fixed random bytes) because the policy does not grant
+	// the real thing, each naming the import and the policy key.
+	StandIns []string `json:"standIns,omitempty"`
 	// Refused are the collisions the module would be in if it were added
 	// to the Config's directory while a Host serves it: its tools that
 	// another module owns (File is this module), and the tools it owns that
@@ -100,6 +104,7 @@ func Inspect(ctx context.Context, cfg Config, path string) (*Report, error) {
 	r.Loadable, r.Tools = true, p.Tools()
 	r.Requested, r.Granted = p.Requested(), policy.Summary(p.Granted())
 	_, r.Denied = h.cfg.policy.Grant(p.Name(), p.Requested())
+	r.StandIns = p.StandIns()
 	r.ABIVersion, r.Protocol, r.Imports, r.Exports = info.ABIVersion, info.Protocol, info.Imports, info.Exports
 	r.Kind = "wasmcp"
 	if info.Kind == sandbox.KindExtism {

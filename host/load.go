@@ -295,6 +295,9 @@ func (h *Host) logLoaded(m *module, s *registry.Snapshot) {
 		return
 	}
 	h.log.Info("plugin loaded", "file", m.Path(), "tools", served, "refused", refused, "sha256", m.SHA256())
+	if s := m.StandIns(); len(s) > 0 {
+		h.log.Warn("plugin reads stand-ins for what its policy section does not grant", "file", m.Path(), "stand_ins", s)
+	}
 }
 
 // loadAll loads paths in parallel, at most GOMAXPROCS at a time. Without

@@ -122,6 +122,7 @@ func printReport(w io.Writer, r *host.Report, dir string) error {
 		}
 	}
 	printPermissions(&b, r)
+	printList(&b, "stand-ins (grant them in the plugin's policy section)", r.StandIns)
 	printList(&b, "imports", r.Imports)
 	printList(&b, "exports", r.Exports)
 	if dir != "" && r.Loadable {

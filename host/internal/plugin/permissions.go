@@ -32,6 +32,44 @@ func (p *Plugin) Requested() *abi.Permissions { return p.requested }
 // Granted is what the module's call instances run with.
 func (p *Plugin) Granted() policy.Grants { return p.granted }
 
+// standIns are the WASI imports that read something the sandbox replaces
+// with a stand-in unless a grant gives the real one: the policy key that
+// grants it, and what the module reads without it.
+var standIns = []struct {
+	imports        []string
+	grant, without string
+}{
+	{[]string{"clock_time_get", "clock_res_get"}, "clock", "a fixed clock that starts at 2022-01-01T00:00:00Z"},
+	{[]string{"random_get"}, "random", "the same random bytes on every start"},
+}
+
+// StandIns says, for a module that cannot ask for permissions (an Extism
+// plugin), which of its WASI imports read a stand-in because its policy
+// section does not grant the real thing, naming the import and the policy
+// key that grants it. A wasmcp module that imports the clock without asking
+// for it chose the stand-in, and is not named.
+func (p *Plugin) StandIns() []string { return p.standIns }
+
+// findStandIns returns what StandIns reports of a module with imports
+// (Info.Imports lines) and grants g.
+func findStandIns(imports []string, g policy.Grants) []string {
+	var out []string
+	for _, s := range standIns {
+		if (s.grant == "clock" && g.Clock) || (s.grant == "random" && g.Random) {
+			continue
+		}
+		for _, name := range s.imports {
+			prefix := "wasi_snapshot_preview1." + name + ":"
+			if slices.ContainsFunc(imports, func(line string) bool { return strings.HasPrefix(line, prefix) }) {
+				out = append(out, fmt.Sprintf("imports wasi_snapshot_preview1.%s but its policy section does not set %q: true, so it reads %s",
+					name, s.grant, s.without))
+				break
+			}
+		}
+	}
+	return out
+}
+
 // permit asks permit for the grants and gives them to the module's future
 // instances. The instance that ran describe had none; SetGrants closes it.
 func (p *Plugin) permit(ctx context.Context, permit PermitFunc) error {

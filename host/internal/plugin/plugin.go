@@ -93,6 +93,7 @@ type Plugin struct {
 	logger          *slog.Logger
 	requested       *abi.Permissions
 	granted         policy.Grants
+	standIns        []string // see StandIns
 	tracer          trace.Tracer
 	// calls numbers the calls of an Extism plugin of protocol 2.
 	calls atomic.Uint64
@@ -157,6 +158,9 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 	if err != nil {
 		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	if p.info.Kind == sandbox.KindExtism {
+		p.standIns = findStandIns(p.info.Imports, p.granted)
 	}
 	return p, nil
 }
