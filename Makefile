@@ -15,11 +15,16 @@ TS_DIR := e2e/ts
 # The official MCP conformance suite (e2e/conformance/README.md).
 CONFORMANCE_DIR := e2e/conformance
 
-# Every main package under plugins/ and examples/go/ is one guest module,
-# build/plugins/<directory name>.wasm. -e lists a package that does not
-# compile, so that its build fails loudly instead of being left out.
-GUEST_DIRS := $(shell GOOS=wasip1 GOARCH=wasm $(GO) list -e -f '{{if eq .Name "main"}}{{.Dir}}{{end}}' \
-	$(patsubst %,./%/...,$(wildcard plugins examples/go)) 2>/dev/null)
+# The Go guests live in modules of their own, apart from the server's, so
+# that the server's go.mod lists only what the server links: plugins/ (the
+# bundled tools), examples/go/ and the conformance suite's plugin. Every main
+# package of the first two is one guest module, build/plugins/<directory
+# name>.wasm. -e lists a package that does not compile, so that its build
+# fails loudly instead of being left out.
+GUEST_MODULES := plugins examples/go
+GO_MODULES := abi sdk-guest/go $(GUEST_MODULES) e2e/conformance/plugin
+GUEST_DIRS := $(foreach m,$(GUEST_MODULES),$(shell GOOS=wasip1 GOARCH=wasm $(GO) -C $(m) list -e \
+	-f '{{if eq .Name "main"}}{{.Dir}}{{end}}' ./... 2>/dev/null))
 GUEST_NAMES := $(notdir $(GUEST_DIRS))
 GUESTS := $(patsubst %,$(PLUGINS_DIR)/%.wasm,$(GUEST_NAMES))
 ifneq ($(words $(GUEST_NAMES)),$(words $(sort $(GUEST_NAMES))))
@@ -33,16 +38,12 @@ endif
 GUEST_EXAMPLES_DIR := build/examples
 include $(wildcard mk/*.mk)
 
-# The Go guest SDK is a module of its own, which ./... from here leaves out:
-# vet and test name it.
-GO_SDK := sdk-guest/go
-
 # Sources each artifact depends on; go build's own cache does the rest.
 HOST_SRC := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './e2e/*' -not -path './bench/*' \
 	-not -path './plugins/*' -not -path './examples/*' -not -path './sdk-guest/*' -not -path '*/node_modules/*') go.mod go.sum \
 	$(shell find cmd/wasmcp/templates -type f 2>/dev/null)
-GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum \
-	$(GO_SDK)/go.mod $(GO_SDK)/go.sum
+GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -name '*.go' -not -name '*_test.go' 2>/dev/null) \
+	$(wildcard $(patsubst %,%/go.mod,$(GO_MODULES)) $(patsubst %,%/go.sum,$(GO_MODULES)))
 
 # The end-to-end tests use these artifacts rather than building their own.
 E2E_ENV := WASMCP_BIN=$(abspath $(BIN)) WASMCP_PLUGINS=$(abspath $(PLUGINS_DIR)) \
@@ -85,11 +86,14 @@ plugins: $(GUESTS)
 		case " $(GUESTS) " in *" $$f "*) ;; *) echo "  remove   $$f"; rm -f "$$f";; esac; \
 	done
 
+# module_of is the guest module holding the package directory $(1).
+module_of = $(firstword $(foreach m,$(GUEST_MODULES),$(if $(filter $(abspath $(m))/%,$(1)),$(m))))
+
 define guest_rule
 $(PLUGINS_DIR)/$(notdir $(1)).wasm: $(GUEST_SRC)
 	@mkdir -p $(PLUGINS_DIR)
 	@echo "  wasm     $$@"
-	@GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $$@ $(1)
+	@GOOS=wasip1 GOARCH=wasm $(GO) -C $(call module_of,$(1)) build -buildmode=c-shared -o $$(abspath $$@) $(1)
 endef
 $(foreach d,$(GUEST_DIRS),$(eval $(call guest_rule,$(d))))
 
@@ -174,9 +178,8 @@ conformance: build $(CONFORMANCE_DIR)/node_modules/.package-lock.json
 vet:
 	@echo "  vet"
 	@$(GO) vet ./...
-	@GOOS=wasip1 GOARCH=wasm $(GO) vet $(patsubst %,./%/...,$(wildcard abi sdk-guest plugins examples/go))
-	@$(GO) -C $(GO_SDK) vet ./...
-	@GOOS=wasip1 GOARCH=wasm $(GO) -C $(GO_SDK) vet ./...
+	@GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk-guest/...
+	@for m in $(GO_MODULES); do $(GO) -C $$m vet ./... && GOOS=wasip1 GOARCH=wasm $(GO) -C $$m vet ./... || exit 1; done
 
 # Every stage of make test has a time limit of its own, well inside CI's,
 # so that a hang fails naming its stage rather than the whole run; the
@@ -202,8 +205,10 @@ testdata-check: tools
 test: deps build plugins vet testdata-check
 	@echo "  test     go test -race ./..."
 	@$(E2E_ENV) $(GO) test -race $(TEST_FLAGS) -timeout $(GO_TEST_TIMEOUT) ./...
-	@echo "  test     go test -race ./... in $(GO_SDK)"
-	@$(GO) -C $(GO_SDK) test -race $(TEST_FLAGS) -timeout $(STAGE_TIMEOUT) ./...
+	@for m in $(GO_MODULES); do \
+		echo "  test     go test -race ./... in $$m"; \
+		$(E2E_ENV) $(GO) -C $$m test -race $(TEST_FLAGS) -timeout $(STAGE_TIMEOUT) ./... || exit 1; \
+	done
 	@echo "  test     TypeScript SDK client and Inspector CLI (node --test)"
 	@cd $(TS_DIR) && $(E2E_ENV) $(call timed,$(STAGE_TIMEOUT),the TypeScript tests,node --test --test-timeout=300000 --test-reporter=spec)
 	@$(MAKE) bench-smoke

@@ -3,16 +3,14 @@ module github.com/wasmcp/wasmcp
 go 1.26.8
 
 require (
-	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/fsnotify/fsnotify v1.10.1
-	github.com/itchyny/gojq v0.12.20
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/opencontainers/go-digest v1.0.0
 	github.com/opencontainers/image-spec v1.1.1
 	github.com/prometheus/client_golang v1.24.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tetratelabs/wazero v1.12.0
-	github.com/wasmcp/wasmcp/sdk-guest/go v0.0.0
+	github.com/wasmcp/wasmcp/abi v0.0.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
@@ -28,7 +26,6 @@ require (
 )
 
 require (
-	github.com/JohannesKaufmann/dom v0.3.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
@@ -37,7 +34,6 @@ require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
-	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
@@ -59,6 +55,6 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 )
 
-// The Go guest SDK is a module of its own, the one tool projects require
-// (wasmcp new writes their go.mod); plugins/ and examples/go/ use this copy.
-replace github.com/wasmcp/wasmcp/sdk-guest/go => ./sdk-guest/go
+// The contract is a module of its own (no requirements), shared with the Go
+// guest SDK; the server builds against this copy.
+replace github.com/wasmcp/wasmcp/abi => ./abi

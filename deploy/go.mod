@@ -15,6 +15,7 @@ require (
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
+	github.com/wasmcp/wasmcp/abi v0.0.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	golang.org/x/net v0.59.0 // indirect
@@ -28,4 +29,8 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
 
-replace github.com/wasmcp/wasmcp => ../
+// The deploy module checks the wasmcp of this working tree.
+replace (
+	github.com/wasmcp/wasmcp => ../
+	github.com/wasmcp/wasmcp/abi => ../abi
+)

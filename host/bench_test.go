@@ -123,7 +123,8 @@ func withCustomSection(wasm []byte, name string) []byte {
 func buildGoGuest(b *testing.B) []byte {
 	b.Helper()
 	out := filepath.Join(b.TempDir(), "everything.wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "../examples/go/everything")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./everything")
+	cmd.Dir = filepath.Join("..", "examples", "go") // a module of its own
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("build the Go guest: %v\n%s", err, msg)

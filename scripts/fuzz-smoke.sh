@@ -5,7 +5,7 @@
 # runs with the ordinary tests; this also mutates it. A failing input is
 # written to that directory by go test: commit it with the fix.
 #
-#   scripts/fuzz-smoke.sh               every target, 10s each
+#   scripts/fuzz-smoke.sh               every target (the server's and abi's modules), 10s each
 #   FUZZTIME=2m scripts/fuzz-smoke.sh   longer
 #   scripts/fuzz-smoke.sh ./host/internal/plugin only the targets of some packages
 set -euo pipefail
@@ -14,9 +14,6 @@ cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-10s}
 go=${GO:-go}
 
-if (($# == 0)); then
-	set -- ./...
-fi
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -31,7 +28,13 @@ deadline_flake() {
 
 # The fuzz targets are the Fuzz functions of *_test.go files. go test -list
 # would also find them, but it runs each test binary's TestMain.
-mapfile -t pkgs < <("$go" list -f '{{.Dir}}' "$@")
+# Without arguments: every package of the server's module and of the
+# contract's (abi/ is a module of its own).
+if (($# == 0)); then
+	mapfile -t pkgs < <("$go" list -f '{{.Dir}}' ./... && "$go" -C abi list -f '{{.Dir}}' ./...)
+else
+	mapfile -t pkgs < <("$go" list -f '{{.Dir}}' "$@")
+fi
 failed=0 count=0
 for dir in "${pkgs[@]}"; do
 	names=$(cd "$dir" && grep -ho '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' -- *_test.go 2>/dev/null |

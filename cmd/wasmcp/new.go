@@ -92,10 +92,12 @@ NAME is the name of the tool and of the directory: 1 to 128 letters, digits,
 
 // modulePath is the module of the wasmcp source tree, which holds the guest
 // SDKs. The Go SDK is a module of its own within it, goSDKPath, which a Go
-// project requires; it shares package abi with the tree's module.
+// project requires; it requires the contract, abiPath, a module of its own
+// too, which it shares with the server.
 const (
 	modulePath = "github.com/wasmcp/wasmcp"
 	goSDKPath  = modulePath + "/sdk-guest/go"
+	abiPath    = modulePath + "/abi"
 )
 
 // language is what a project in one language is made of: the templates
@@ -179,10 +181,11 @@ const toolDescription = "Counts the words, lines and characters of a text, as wc
 type project struct {
 	Name        string
 	Description string
-	Module      string // modulePath
 	GoSDKModule string // goSDKPath
+	ABIModule   string // abiPath
 	Source      string // the absolute path of the wasmcp source tree
 	SDK         string // the absolute path of the language's SDK in it
+	ABI         string // the absolute path of the contract's module in it
 	ABIVersion  int
 	Sample      sample
 
@@ -329,8 +332,8 @@ var templateFuncs = template.FuncMap{
 func render(l language, src, name string) (map[string][]byte, error) {
 	sdkDir := filepath.Join(src, filepath.FromSlash(l.sdk))
 	p := &project{
-		Name: name, Description: toolDescription, Module: modulePath, GoSDKModule: goSDKPath,
-		Source: src, SDK: sdkDir, ABIVersion: abi.Version, Sample: projectSample,
+		Name: name, Description: toolDescription, GoSDKModule: goSDKPath, ABIModule: abiPath,
+		Source: src, SDK: sdkDir, ABI: filepath.Join(src, "abi"), ABIVersion: abi.Version, Sample: projectSample,
 	}
 
 	files := map[string][]byte{}

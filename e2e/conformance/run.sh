@@ -90,8 +90,9 @@ trap cleanup EXIT
 
 mkdir -p "$tmp/plugins"
 echo "  wasm     conformance plugin"
-(cd "$root" && GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared \
-	-o "$tmp/plugins/conformance.wasm" ./e2e/conformance/plugin)
+# The plugin is a module of its own (e2e/conformance/plugin/go.mod).
+(cd "$root/e2e/conformance/plugin" && GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared \
+	-o "$tmp/plugins/conformance.wasm" .)
 
 # --wait-loaded: the URL is logged once the plugin is loaded, so that the
 # suite never lists an empty server. Port 0: the kernel picks a free port,

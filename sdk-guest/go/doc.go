@@ -28,9 +28,10 @@
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o sum.wasm .
 //
 // The SDK, the module github.com/wasmcp/wasmcp/sdk-guest/go, is not
-// published: a project takes it, and package abi that it shares with the
-// server, from a wasmcp source tree through replace directives in its
-// go.mod. "wasmcp new --lang go NAME" writes such a project.
+// published: a project takes it, and the module github.com/wasmcp/wasmcp/abi
+// that it shares with the server, from a wasmcp source tree through replace
+// directives in its go.mod. "wasmcp new --lang go NAME" writes such a
+// project.
 //
 // # Registration happens in init
 //

@@ -5,7 +5,7 @@ go 1.26.8
 require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tetratelabs/wazero v1.12.0
-	github.com/wasmcp/wasmcp v0.0.0
+	github.com/wasmcp/wasmcp/abi v0.0.0
 )
 
 require (
@@ -16,4 +16,4 @@ require (
 // The SDK shares package abi, the contract's names and types, with the host.
 // Both live in this source tree and are not published: a project using the
 // SDK replaces both modules with their directories here (wasmcp new does).
-replace github.com/wasmcp/wasmcp => ../..
+replace github.com/wasmcp/wasmcp/abi => ../../abi

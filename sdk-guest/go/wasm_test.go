@@ -131,7 +131,9 @@ func buildModule(tb testing.TB, pkg string) []byte {
 		tb.Fatalf("the go command is needed to build the test module: %v", err)
 	}
 	wasmPath := filepath.Join(tb.TempDir(), "guest.wasm")
-	cmd := exec.Command(gobin, "build", "-buildmode=c-shared", "-o", wasmPath, pkg)
+	// A package of another module (examples/go) is built in its module.
+	cmd := exec.Command(gobin, "build", "-buildmode=c-shared", "-o", wasmPath, ".")
+	cmd.Dir = pkg
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("build %s: %v\n%s", pkg, err, out)
