@@ -21,10 +21,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -91,12 +91,7 @@ func New(plugin string, grant policy.Net, opts Options) (*Client, error) {
 		}
 		tlsConfig.RootCAs = roots
 	}
-	resolver := opts.Resolver
-	if resolver == nil {
-		resolver = net.DefaultResolver
-	}
-	c.dialer = &dialer{plugin: plugin, resolver: resolver, private: grant.PrivateNetwork, allowed: grant.Addresses,
-		net: net.Dialer{KeepAlive: 30 * time.Second}}
+	c.dialer = newDialer(plugin, opts.Resolver, grant.PrivateNetwork, grant.Addresses, net.Dialer{KeepAlive: 30 * time.Second})
 	c.transport = &http.Transport{
 		DialContext:     c.dialer.dialContext,
 		TLSClientConfig: tlsConfig,
@@ -412,7 +407,7 @@ func (g gate) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Through a proxy nothing here connects to the origin: check an
 		// address the URL names itself (the proxy resolves names).
 		if addr, ok := o.Addr(); ok {
-			if err := g.c.dialer.check(o.Host, net.JoinHostPort(addr.String(), strconv.Itoa(int(o.Port)))); err != nil {
+			if err := g.c.dialer.check(o.Host, netip.AddrPortFrom(addr.Unmap(), o.Port)); err != nil {
 				return refuse(err)
 			}
 		}

@@ -60,6 +60,17 @@ func (r *records) last(t *testing.T) map[string]string {
 // settings (a JSON object), for a module that requests every origin.
 func client(t *testing.T, settings string, log *records) *egress.Client {
 	t.Helper()
+	return newClient(t, settings, log, egresstest.Names)
+}
+
+// clientWith is client with the resolver names.
+func clientWith(t *testing.T, settings string, names egress.Resolver) *egress.Client {
+	t.Helper()
+	return newClient(t, settings, nil, names)
+}
+
+func newClient(t *testing.T, settings string, log *records, names egress.Resolver) *egress.Client {
+	t.Helper()
 	dir := t.TempDir()
 	p, err := policy.Parse([]byte(`{"plugins":{"fetch":`+settings+`}}`), dir)
 	if err != nil {
@@ -69,7 +80,7 @@ func client(t *testing.T, settings string, log *records) *egress.Client {
 	if log == nil {
 		log = &records{}
 	}
-	c, err := egress.New("fetch", g.Net, egress.Options{Logger: slog.New(log), Resolver: egresstest.Names})
+	c, err := egress.New("fetch", g.Net, egress.Options{Logger: slog.New(log), Resolver: names})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +182,7 @@ func TestMetadataAddressRefused(t *testing.T) {
 		"http://169.254.169.254/latest/meta-data/": "169.254.169.254 is not a public address (link-local)",
 		"http://metadata.test/computeMetadata/v1/": "metadata.test resolves to 169.254.169.254",
 		"http://[::ffff:a9fe:a9fe]/":               "IPv4 address in IPv6 form",
-		"http://[64:ff9b::a9fe:a9fe]/":             "link-local (embedded in 64:ff9b::a9fe:a9fe)",
+		"http://[64:ff9b::a9fe:a9fe]/":             "(NAT64, embedding link-local 169.254.169.254)",
 	} {
 		if status, reply := do(t, ctx, c, get(url)); status != abi.StatusDenied || !strings.Contains(reply, want) {
 			t.Errorf("%s: %v %q, want denied with %q", url, status, reply, want)
@@ -181,6 +192,47 @@ func TestMetadataAddressRefused(t *testing.T) {
 	if status, reply := do(t, ctx, c, get("http://169.254.169.254/")); status != abi.StatusDenied ||
 		reply != "http://169.254.169.254 is not in plugin fetch's net policy" {
 		t.Errorf("%v %q", status, reply)
+	}
+}
+
+// Every address the IANA special-purpose registries do not call globally
+// reachable, and every form embedding one, is refused under "*" before a
+// socket connects, whether the URL names it or a name resolves to it.
+func TestReservedAddressesRefused(t *testing.T) {
+	ctx := t.Context()
+	names := egresstest.Resolver{}
+	var cases []struct{ url, want string }
+	for addr, why := range map[string]string{
+		"192.0.2.1":                            "(documentation (TEST-NET-1))",
+		"198.51.100.1":                         "(documentation (TEST-NET-2))",
+		"203.0.113.1":                          "(documentation (TEST-NET-3))",
+		"2001:db8::1":                          "(documentation)",
+		"3fff::1":                              "(documentation)",
+		"192.0.0.8":                            "(IPv4 dummy address)",
+		"2001:2::1":                            "(benchmarking)",
+		"100:0:0:1::1":                         "(dummy IPv6 prefix)",
+		"5f00::1":                              "(segment routing (SRv6) SIDs)",
+		"64:ff9b:1::808:808":                   "(local-use NAT64)",
+		"2001:0:4136:e378:8000:63bf:f7f7:f7f7": "(Teredo)",
+		"2001:0:4136:e378:8000:63bf:80ff:fffe": "(Teredo, embedding loopback 127.0.0.1 as its client)",
+		"::ffff:0:7f00:1":                      "(IPv4-translated (SIIT), embedding loopback 127.0.0.1)",
+		"::ffff:0:808:808":                     "(IPv4-translated (SIIT))",
+		"::7f00:1":                             "(IPv4-compatible (deprecated), embedding loopback 127.0.0.1)",
+		"2002:a9fe:a9fe::":                     "(6to4, embedding link-local 169.254.169.254)",
+		"64:ff9b::7f00:1":                      "(NAT64, embedding loopback 127.0.0.1)",
+	} {
+		a := netip.MustParseAddr(addr)
+		name := strings.NewReplacer(":", "-", ".", "-").Replace(addr) + ".test"
+		names[name] = []netip.Addr{a}
+		cases = append(cases,
+			struct{ url, want string }{"http://" + netip.AddrPortFrom(a, 80).String() + "/", addr + " is not a public address " + why},
+			struct{ url, want string }{"http://" + name + "/", name + " resolves to " + addr + ", which is not a public address " + why})
+	}
+	c := clientWith(t, `{"net":["*"]}`, names)
+	for _, tc := range cases {
+		if status, reply := do(t, ctx, c, get(tc.url)); status != abi.StatusDenied || !strings.HasPrefix(reply, tc.want) {
+			t.Errorf("%s: %v %q, want denied with %q", tc.url, status, reply, tc.want)
+		}
 	}
 }
 
@@ -426,21 +478,6 @@ func TestNoGrantDeniesEverything(t *testing.T) {
 	status, reply := c.Do(t.Context(), "get", []byte(`{"url":"https://example.org/"}`))
 	if status != abi.StatusDenied || string(reply) != "https://example.org is not in plugin fetch's net policy" {
 		t.Errorf("%v %q", status, reply)
-	}
-}
-
-func TestClassify(t *testing.T) {
-	for addr, want := range map[string]string{
-		"8.8.8.8": "", "2606:4700::1111": "", "127.0.0.1": "loopback", "::1": "loopback", "10.1.2.3": "private",
-		"172.31.0.1": "private", "192.168.1.1": "private", "fd00::1": "private (unique local)", "169.254.169.254": "link-local",
-		"fe80::1": "link-local", "100.64.0.1": "shared (CGNAT)", "224.0.0.1": "multicast", "ff02::1": "multicast",
-		"0.0.0.0": "\"this network\"", "::": "unspecified", "255.255.255.255": "reserved or broadcast",
-		"::ffff:10.0.0.1": "private", "::127.0.0.1": "IPv4-compatible", "2002:7f00:1::": "loopback (embedded in 2002:7f00:1::)",
-		"64:ff9b::808:808": "",
-	} {
-		if got := egress.Classify(netip.MustParseAddr(addr)); got != want {
-			t.Errorf("Classify(%s) = %q, want %q", addr, got, want)
-		}
 	}
 }
 
