@@ -7,7 +7,9 @@
 // fallback are oras-go's (oras.land/oras-go/v2); this package chooses what
 // is accepted: the media types, the size of every document read, the
 // deadline of every operation, and that a layer starts as a WebAssembly
-// binary does. Every blob read is verified against its digest.
+// binary does. Every blob read is verified against its digest. A registry
+// may send the client only to globally reachable addresses besides its own
+// (guard.go).
 //
 // A Cache keeps pulled modules on disk by digest, so that a server starts
 // from the copy it has when the registry cannot be reached. The host knows

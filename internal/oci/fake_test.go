@@ -23,6 +23,9 @@ type fakeRegistry struct {
 	blobs     map[digest.Digest][]byte
 	// stall, when set, holds every request until it is closed.
 	stall chan struct{}
+	// before, when set, sees every request first, and answers those it
+	// returns true for.
+	before func(w http.ResponseWriter, r *http.Request) bool
 }
 
 type fakeManifest struct {
@@ -45,12 +48,22 @@ func newFakeRegistry(t *testing.T) *fakeRegistry {
 	return f
 }
 
+// setBefore sets f.before.
+func (f *fakeRegistry) setBefore(before func(w http.ResponseWriter, r *http.Request) bool) {
+	f.mu.Lock()
+	f.before = before
+	f.mu.Unlock()
+}
+
 func (f *fakeRegistry) host() string { return strings.TrimPrefix(f.URL, "http://") }
 
 func (f *fakeRegistry) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	stall := f.stall
+	stall, before := f.stall, f.before
 	f.mu.Unlock()
+	if before != nil && before(w, r) {
+		return
+	}
 	if stall != nil {
 		select {
 		case <-stall:

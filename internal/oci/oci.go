@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -19,6 +22,8 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
+
+	"github.com/wasmcp/wasmcp/host/netguard"
 )
 
 // Media types of the CNCF Wasm artifact layout, and of wasmcp's signatures.
@@ -71,14 +76,29 @@ type Options struct {
 	// Credential gives the credentials of a registry (host:port); nil is
 	// anonymous. DockerCredentials reads them as Docker does.
 	Credential auth.CredentialFunc
-	// Transport, if set, replaces the HTTP transport (tests).
-	Transport http.RoundTripper
+	// Resolver looks up host names. Nil means net.DefaultResolver; tests
+	// give their own.
+	Resolver netguard.Resolver
 }
 
 // Client pushes and pulls Wasm artifacts. It is safe for concurrent use.
+//
+// It connects to the registry a reference names wherever that is, and to
+// any other host a registry sends it to — a redirect, a token realm — only
+// if the host is at a globally reachable address (see guard), following
+// at most 5 redirects. Credentials go to the registry and, for a token, to
+// the realm it names; oras-go drops them from a redirect that leaves the
+// request's origin.
 type Client struct {
-	opts   Options
-	client *auth.Client
+	opts  Options
+	cache auth.Cache
+	// classify and envProxy are netguard.Classify and
+	// http.ProxyFromEnvironment; tests replace them (export_test.go).
+	classify func(netip.Addr) string
+	envProxy func(*http.Request) (*url.URL, error)
+	mu       sync.Mutex
+	// clients are the clients of each registry, by host[:port].
+	clients map[string]*auth.Client
 }
 
 // NewClient returns a Client with opts.
@@ -89,17 +109,30 @@ func NewClient(opts Options) *Client {
 	if opts.MaxModuleSize <= 0 {
 		opts.MaxModuleSize = DefaultMaxModuleSize
 	}
-	transport := opts.Transport
-	if transport == nil {
-		transport = http.DefaultTransport
+	return &Client{opts: opts, cache: auth.NewCache(), classify: netguard.Classify, envProxy: http.ProxyFromEnvironment,
+		clients: map[string]*auth.Client{}}
+}
+
+// client returns the client of registry (host[:port]).
+func (c *Client) client(registry string, plain bool) *auth.Client {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.clients[registry]; ok {
+		return a
 	}
 	// No retries: a registry that is down is reported at once, and serve
 	// falls back to its cached copy.
-	return &Client{opts: opts, client: &auth.Client{
-		Client:     &http.Client{Transport: transport},
-		Cache:      auth.NewCache(),
-		Credential: opts.Credential,
-	}}
+	a := &auth.Client{
+		Client:     c.httpClient(registry, plain),
+		Cache:      c.cache,
+		Credential: c.opts.Credential,
+		// None: oras-go's own check of a realm's addresses looks the name
+		// up before the request does (and allows private addresses); the
+		// guard checks every address where it connects.
+		BlockedRealmPrefixes: []netip.Prefix{},
+	}
+	c.clients[registry] = a
+	return a
 }
 
 // DockerCredentials reads credentials as Docker does: the config file in
@@ -160,10 +193,11 @@ func loopback(host string) bool {
 }
 
 func (c *Client) repository(r Reference) *remote.Repository {
+	plain := c.opts.PlainHTTP || loopback(r.Registry)
 	return &remote.Repository{
-		Client:    c.client,
+		Client:    c.client(r.Registry, plain),
 		Reference: r.Reference,
-		PlainHTTP: c.opts.PlainHTTP || loopback(r.Registry),
+		PlainHTTP: plain,
 		// The default Accept list asks for manifests of every type, so
 		// that one of another type is refused by name rather than as "not
 		// found". Bounds against a registry that pages without end.

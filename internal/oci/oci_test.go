@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/wasmcp/wasmcp/internal/egresstest"
 	"github.com/wasmcp/wasmcp/internal/oci"
 	"github.com/wasmcp/wasmcp/internal/ocitest"
 )
@@ -224,29 +226,43 @@ func TestSlowRegistry(t *testing.T) {
 }
 
 func TestPlainHTTPOnlyForLoopback(t *testing.T) {
-	// A registry that is not loopback is spoken to in HTTPS: the request
-	// that reaches the transport says so.
-	var scheme string
-	c := oci.NewClient(oci.Options{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-		scheme = r.URL.Scheme
-		return nil, errors.New("no network in tests")
-	})})
-	ref, _ := oci.ParseReference("registry.example/team/echo:v1", false)
-	if _, err := c.Pull(context.Background(), ref); err == nil || scheme != "https" {
-		t.Fatalf("scheme %q, err %v", scheme, err)
+	// A registry that is not loopback is spoken to in HTTPS: its first
+	// byte is a TLS handshake record's. The name resolves to a loopback
+	// listener, which the client may reach since the reference names it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	c = oci.NewClient(oci.Options{PlainHTTP: true, Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-		scheme = r.URL.Scheme
-		return nil, errors.New("no network in tests")
-	})})
-	if _, err := c.Pull(context.Background(), ref); err == nil || scheme != "http" {
-		t.Fatalf("-plain-http: scheme %q, err %v", scheme, err)
+	defer ln.Close()
+	first := make(chan byte, 2)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b := make([]byte, 1)
+			c.Read(b)
+			first <- b[0]
+			c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	names := egresstest.Resolver{"registry.test": {netip.MustParseAddr("127.0.0.1")}}
+	ref, _ := oci.ParseReference("registry.test:"+port+"/team/echo:v1", false)
+	for _, tc := range []struct {
+		plain bool
+		want  byte
+	}{{false, 0x16}, {true, 'G'}} {
+		c := oci.NewClient(oci.Options{PlainHTTP: tc.plain, Resolver: names, Timeout: 5 * time.Second})
+		if _, err := c.Pull(context.Background(), ref); err == nil {
+			t.Fatal("pulled from a listener that answers nothing")
+		}
+		if b := <-first; b != tc.want {
+			t.Errorf("plain HTTP %v: the first byte is %q, want %q", tc.plain, b, tc.want)
+		}
 	}
 }
-
-type roundTrip func(*http.Request) (*http.Response, error)
-
-func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // A credential helper named in Docker's config answers for its registry, as
 // docker-credential-* helpers do: "get" with the server's address on stdin.
