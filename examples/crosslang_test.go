@@ -216,7 +216,7 @@ func (m module) run(t *testing.T, tool, args string) (*abi.Result, string, []str
 	t.Helper()
 	var logs []string
 	res, err := m.h.Call(context.Background(), host.CallRequest{Tool: tool, Arguments: json.RawMessage(args),
-		Log: func(level abi.LogLevel, msg string) { logs = append(logs, level.String()+": "+msg) }})
+		Log: func(_ string, level abi.LogLevel, msg string) { logs = append(logs, level.String()+": "+msg) }})
 	if err != nil {
 		t.Fatalf("%s: %s %s: %v", m.lang, tool, args, err)
 	}

@@ -81,7 +81,7 @@ func TestGuestFromDocument(t *testing.T) {
 
 	var logged []string
 	res, err := h.Call(ctx, host.CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`),
-		Log: func(l abi.LogLevel, msg string) { logged = append(logged, l.String()+": "+msg) }})
+		Log: func(_ string, l abi.LogLevel, msg string) { logged = append(logged, l.String()+": "+msg) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,4 +103,3 @@ func TestGuestFromDocument(t *testing.T) {
 		t.Errorf("echo of %d bytes: isError %v, err %v", len(big), res != nil && res.IsError, err)
 	}
 }
-

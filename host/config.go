@@ -50,10 +50,11 @@ type Config struct {
 	maxOutput     int
 	logger        *slog.Logger
 	// policy and trust: see permissions.go.
-	policy *policy.Policy
-	trust  *trust.Policy
-	meters metric.MeterProvider
-	tracer trace.TracerProvider
+	policy    *policy.Policy
+	trust     *trust.Policy
+	meters    metric.MeterProvider
+	tracer    trace.TracerProvider
+	admission Admission
 
 	// settle overrides the watcher's settle time; zero keeps its default.
 	// Only this package's tests set it, to make hot reload tests quicker.
@@ -128,7 +129,7 @@ func (c Config) WithMeterProvider(mp metric.MeterProvider) Config { c.meters = m
 
 // WithTracerProvider sets where the host starts the child spans of a call,
 // under the span in the context given to Call: "admission" (waiting for
-// CallRequest.Admit), "validate" (the arguments), "guest" (the sandbox run)
+// a turn, see Admission), "validate" (the arguments), "guest" (the sandbox run)
 // and one "http_request" per outbound request of the guest. Nil, the
 // default, records nothing, at the cost of no-op calls.
 func (c Config) WithTracerProvider(tp trace.TracerProvider) Config { c.tracer = tp; return c }
@@ -149,6 +150,9 @@ func (c Config) validate() (pages uint32, err error) {
 		return 0, fmt.Errorf("config: max input %d is not positive", c.maxInput)
 	case c.maxOutput <= 0 || uint64(c.maxOutput) > math.MaxUint32:
 		return 0, fmt.Errorf("config: max output %d is not between 1 byte and 4 GiB", c.maxOutput)
+	}
+	if err := c.admission.validate(); err != nil {
+		return 0, err
 	}
 	return uint32(c.memory / pageSize), nil
 }

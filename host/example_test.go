@@ -6,6 +6,7 @@ import (
 
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"log"
@@ -113,10 +114,12 @@ func ExampleConfig_WithPolicy() {
 }
 
 // ExampleHost_Call names the module version that ran a call, for an audit
-// line, and admits the call once the module serving the tool is known.
+// line; with Admission a refused call says so the same way.
 func ExampleHost_Call() {
 	ctx := context.Background()
-	h, err := host.New(ctx, host.NewConfig().WithCacheDir("").WithLogger(slog.New(slog.DiscardHandler)))
+	cfg := host.NewConfig().WithCacheDir("").WithLogger(slog.New(slog.DiscardHandler)).
+		WithAdmission(host.Admission{CallerRate: 1})
+	h, err := host.New(ctx, cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -124,19 +127,15 @@ func ExampleHost_Call() {
 	if err := h.LoadFile(ctx, "testdata/echo.wasm"); err != nil {
 		log.Fatal(err)
 	}
-	res, err := h.Call(ctx, host.CallRequest{
-		Tool:      "echo",
-		Arguments: json.RawMessage(`{"message":"hi"}`),
-		Admit: func(_ context.Context, m host.Module) (release func(), err error) {
-			fmt.Println("admitting a call of plugin", m.Plugin)
-			return func() {}, nil
-		},
-	})
-	if err != nil {
-		log.Fatal(err)
+	for range 2 {
+		res, err := h.Call(ctx, host.CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`), Caller: "session-1"})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(res.Module.Plugin, "from", filepath.Base(res.Module.File), "with a sha256 of", len(res.Module.SHA256)/2, "bytes;",
+			"refused:", errors.Is(res.Failure, host.ErrRateLimited))
 	}
-	fmt.Println("ran", res.Module.Plugin, "from", filepath.Base(res.Module.File), "with a sha256 of", len(res.Module.SHA256)/2, "bytes")
 	// Output:
-	// admitting a call of plugin echo
-	// ran echo from echo.wasm with a sha256 of 32 bytes
+	// echo from echo.wasm with a sha256 of 32 bytes; refused: false
+	// echo from echo.wasm with a sha256 of 32 bytes; refused: true
 }

@@ -39,7 +39,11 @@ func extismHost(t *testing.T, settings string) (*host.Host, *logs) {
 // callTool calls tool with args and returns the result.
 func callTool(t *testing.T, h *host.Host, tool, args string, log func(abi.LogLevel, string)) *host.Result {
 	t.Helper()
-	res, err := h.Call(t.Context(), host.CallRequest{Tool: tool, Arguments: json.RawMessage(args), Log: log})
+	req := host.CallRequest{Tool: tool, Arguments: json.RawMessage(args)}
+	if log != nil {
+		req.Log = func(_ string, level abi.LogLevel, msg string) { log(level, msg) }
+	}
+	res, err := h.Call(t.Context(), req)
 	if err != nil {
 		t.Fatalf("call %s: %v", tool, err)
 	}

@@ -15,11 +15,10 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/admission"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
 	"github.com/wasmcp/wasmcp/host/internal/registry"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
@@ -42,16 +41,14 @@ type CallRequest struct {
 	Tool string
 	// Arguments is the arguments object; nil or empty means {}.
 	Arguments json.RawMessage
-	// Admit, if set, is asked whether the call may run once the module
-	// serving the tool is known, before the arguments are validated: a
-	// caller's per-module admission (a concurrency cap, a rate). An error
-	// refuses the call: Call returns it, wrapped, with a nil Result. On
-	// success, release is called once the call is over. A call that a
-	// reload moves to the module's new version is admitted again there.
-	Admit func(ctx context.Context, m Module) (release func(), err error)
-	// Log, if set, receives the guest's log lines during this call (they
-	// also go to the Config's logger).
-	Log func(level abi.LogLevel, msg string)
+	// Caller identifies who makes the call, for the caller's rate of
+	// Admission: an MCP session, say. Calls with the same Caller share one
+	// rate; "" is a caller too.
+	Caller string
+	// Log, if set, receives the guest's log lines during this call, with
+	// the name of the plugin whose guest logged them (they also go to the
+	// Config's logger).
+	Log func(plugin string, level abi.LogLevel, msg string)
 	// Progress, if set, receives the guest's progress reports: finite and
 	// strictly increasing; total is negative when unknown. Unset, the
 	// guest's reports are dropped.
@@ -68,13 +65,17 @@ type CallRequest struct {
 // and returns the client's result as JSON.
 type RequestFunc = func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
 
-// hooks returns the sandbox's view of the request's client features, nil
-// when it has none.
-func (req CallRequest) hooks() *sandbox.CallHooks {
+// hooks returns the sandbox's view of the request's client features for a
+// call of plugin, nil when it has none.
+func (req CallRequest) hooks(plugin string) *sandbox.CallHooks {
 	if req.Log == nil && req.Progress == nil && req.Sample == nil && req.Elicit == nil {
 		return nil
 	}
-	return &sandbox.CallHooks{Log: req.Log, Progress: req.Progress, Sample: req.Sample, Elicit: req.Elicit}
+	h := &sandbox.CallHooks{Progress: req.Progress, Sample: req.Sample, Elicit: req.Elicit}
+	if req.Log != nil {
+		h.Log = func(level abi.LogLevel, msg string) { req.Log(plugin, level, msg) }
+	}
+	return h
 }
 
 // Module names one version of a loaded module: what an audit line records
@@ -136,6 +137,8 @@ type Host struct {
 	open    atomic.Int64 // modules loaded and not yet closed
 	reclaim *reclaimer
 	inst    *telemetry.Instruments
+	// admission admits each call once its plugin is known.
+	admission *admission.Controller
 	// observing stops the callback of the observable instruments.
 	observing metric.Registration
 
@@ -200,7 +203,8 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{cfg: cfg, log: cfg.log(), failed: map[string]failure{}, loaded: make(chan struct{}), reclaim: newReclaimer()}
+	h := &Host{cfg: cfg, log: cfg.log(), failed: map[string]failure{}, loaded: make(chan struct{}), reclaim: newReclaimer(),
+		admission: admission.New(cfg.admission.config())}
 	if cfg.dir != "" {
 		if h.dir, err = filepath.Abs(cfg.dir); err != nil {
 			return nil, fmt.Errorf("config: plugin directory %s: %w", cfg.dir, err)
@@ -351,22 +355,21 @@ var (
 )
 
 // Call runs a tool. A tool error (invalid arguments, a guest failure, a
-// timeout, ...) is a Result with IsError set and a nil error; the error is
-// non-nil only for an unknown tool (ErrUnknownTool), a call refused by
-// req.Admit, or a closed Host (ErrClosed).
+// timeout, a refusal by Admission, ...) is a Result with IsError set and a
+// nil error; the error is non-nil only for an unknown tool (ErrUnknownTool)
+// or a closed Host (ErrClosed).
 func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	var res *Result
 	err := h.reg.Call(req.Tool, func(p registry.Plugin) error {
 		m := p.(*module)
 		mod := Module{Plugin: m.Name(), File: m.Path(), SHA256: m.SHA256()}
-		if req.Admit != nil {
-			release, err := h.admit(ctx, req.Admit, mod)
-			if err != nil {
-				return &admitError{err}
-			}
-			defer release()
+		release, refused := h.admit(ctx, req, m.Plugin, mod)
+		if refused != nil {
+			res = refused
+			return nil
 		}
-		r, err := m.Call(ctx, req.Tool, req.Arguments, req.hooks())
+		defer release()
+		r, err := m.Call(ctx, req.Tool, req.Arguments, req.hooks(mod.Plugin))
 		if err != nil {
 			return err
 		}
@@ -374,9 +377,6 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 		h.reclaim.add(len(req.Arguments) + resultSize(&res.Result))
 		return nil
 	})
-	if a, ok := errors.AsType[*admitError](err); ok {
-		return nil, fmt.Errorf("call %s: %w", req.Tool, a.err)
-	}
 	if errors.Is(err, registry.ErrClosed) {
 		return nil, fmt.Errorf("call %s: %w", req.Tool, ErrClosed)
 	}
@@ -385,23 +385,6 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	}
 	return res, err
 }
-
-// admit asks a CallRequest's Admit, in an "admission" span.
-func (h *Host) admit(ctx context.Context, admit func(context.Context, Module) (func(), error), mod Module) (func(), error) {
-	ctx, span := h.inst.Tracer.Start(ctx, "admission", trace.WithAttributes(telemetry.PluginKey.String(mod.Plugin)))
-	defer span.End()
-	release, err := admit(ctx, mod)
-	if err != nil {
-		span.SetStatus(codes.Error, err.Error())
-	}
-	return release, err
-}
-
-// admitError carries a refusal of CallRequest.Admit through the registry,
-// so that it is never taken for the registry's own errors.
-type admitError struct{ err error }
-
-func (e *admitError) Error() string { return e.err.Error() }
 
 // Subscribe calls fn with the tools served now (as one Change of added
 // tools, unless there are none) and then after each effective change of the

@@ -174,7 +174,7 @@ func TestHostilePluginsAtCall(t *testing.T) {
 	for _, tool := range []string{"flood", "huge"} {
 		var mu sync.Mutex
 		var lines, bytes int
-		res, err := h.Call(ctx, host.CallRequest{Tool: tool, Log: func(_ abi.LogLevel, msg string) {
+		res, err := h.Call(ctx, host.CallRequest{Tool: tool, Log: func(_ string, _ abi.LogLevel, msg string) {
 			mu.Lock()
 			defer mu.Unlock()
 			lines++

@@ -3,11 +3,15 @@ package host_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/host/policy"
 )
 
 // Modules are served as they load, and Loaded closes once every one has.
@@ -109,34 +113,83 @@ func TestCallNamesTheModuleThatRan(t *testing.T) {
 	}
 }
 
-// Admit sees the module that serves the tool, can refuse the call, and its
-// release runs once the call is over.
-func TestCallAdmit(t *testing.T) {
+// Admission refuses a call once its plugin is known, with a tool error that
+// names the module and the limit: rates per caller and per tool, a plugin's
+// own rate and concurrency from the policy, and a full queue. An unknown tool
+// is refused before admission.
+func TestCallAdmission(t *testing.T) {
+	ctx := t.Context()
+	pol, err := policy.Parse([]byte(`{"plugins":{"hostile":{"concurrency":1,"timeout":"30s"},"m":{"rate":1}}}`), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	place(t, dir, "m.wasm", guest(t, guestSpec{Tools: []string{"x"}, Answer: "ok"}))
-	h := newHost(t, dir, nil, testConfig(t))
-	ctx := context.Background()
+	place(t, dir, "m.wasm", guest(t, guestSpec{Tools: []string{"x", "y"}, Answer: "ok"}))
+	hostile, err := os.ReadFile(filepath.Join("testdata", "hostile.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	place(t, dir, "hostile.wasm", hostile)
+	h := newHost(t, dir, nil, testConfig(t).WithPolicy(pol).WithAdmission(host.Admission{CallerRate: 2, ToolRate: 100, Concurrency: 8}))
 	if err := h.LoadDir(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var admitted []string
-	released := 0
-	admit := func(_ context.Context, m host.Module) (func(), error) {
-		admitted = append(admitted, m.Plugin)
-		return func() { released++ }, nil
+	refused := func(t *testing.T, req host.CallRequest, cause error, words string) {
+		t.Helper()
+		res, err := h.Call(ctx, req)
+		if err != nil || !res.IsError || !errors.Is(res.Failure, cause) || !strings.Contains(res.Content[0].Text, words) {
+			t.Fatalf("call %s: %+v, %v; want a tool error of %v saying %q", req.Tool, res, err, cause, words)
+		}
+		if res.Module.Plugin == "" || res.Module.SHA256 == "" {
+			t.Errorf("refused call names no module: %+v", res.Module)
+		}
 	}
-	if res, err := h.Call(ctx, host.CallRequest{Tool: "x", Admit: admit}); err != nil || res.IsError {
-		t.Fatalf("admitted call: %+v, %v", res, err)
-	}
-	if len(admitted) != 1 || admitted[0] != "m" || released != 1 {
-		t.Fatalf("admitted %v, released %d times; want [m], once", admitted, released)
-	}
-	busy := errors.New("busy")
-	refuse := func(context.Context, host.Module) (func(), error) { return nil, busy }
-	if res, err := h.Call(ctx, host.CallRequest{Tool: "x", Admit: refuse}); !errors.Is(err, busy) || res != nil {
-		t.Fatalf("refused call: %+v, %v; want the refusal", res, err)
-	}
-	if _, err := h.Call(ctx, host.CallRequest{Tool: "nope", Admit: admit}); !errors.Is(err, host.ErrUnknownTool) || len(admitted) != 1 {
-		t.Fatalf("unknown tool: %v, admitted %v; want ErrUnknownTool without admission", err, admitted)
+	t.Run("plugin rate", func(t *testing.T) {
+		if res, err := h.Call(ctx, host.CallRequest{Tool: "x", Caller: "a"}); err != nil || res.IsError {
+			t.Fatalf("first call: %+v, %v", res, err)
+		}
+		refused(t, host.CallRequest{Tool: "y", Caller: "b"}, host.ErrRateLimited, "rate limit exceeded for plugin m: 1 calls/s")
+	})
+	t.Run("caller rate", func(t *testing.T) {
+		for range 2 {
+			if res, err := h.Call(ctx, host.CallRequest{Tool: "ok", Caller: "c"}); err != nil || res.IsError {
+				t.Fatalf("call within the caller's rate: %+v, %v", res, err)
+			}
+		}
+		refused(t, host.CallRequest{Tool: "ok", Caller: "c"}, host.ErrRateLimited, "rate limit exceeded for this session: 2 calls/s")
+		if res, err := h.Call(ctx, host.CallRequest{Tool: "ok", Caller: "d"}); err != nil || res.IsError {
+			t.Errorf("another caller: %+v, %v", res, err)
+		}
+	})
+	t.Run("plugin concurrency", func(t *testing.T) {
+		spinCtx, stop := context.WithCancel(ctx)
+		spun := make(chan struct{})
+		go func() {
+			defer close(spun)
+			h.Call(spinCtx, host.CallRequest{Tool: "spin", Caller: "e"})
+		}()
+		// The policy runs one call of hostile at a time and queues none:
+		// once spin is admitted, ok is refused.
+		for i := 0; ; i++ {
+			res, err := h.Call(ctx, host.CallRequest{Tool: "ok", Caller: fmt.Sprint("f", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if errors.Is(res.Failure, host.ErrBusy) {
+				if !strings.Contains(res.Content[0].Text, "plugin hostile is busy") {
+					t.Errorf("busy refusal %q does not name the plugin", res.Content[0].Text)
+				}
+				break
+			}
+			if i == 1000 {
+				t.Fatal("never refused while spin runs")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		stop()
+		<-spun
+	})
+	if _, err := h.Call(ctx, host.CallRequest{Tool: "nope"}); !errors.Is(err, host.ErrUnknownTool) {
+		t.Errorf("unknown tool: %v, want ErrUnknownTool", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/admission"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/trust"
@@ -49,6 +50,8 @@ func (h *Host) pluginOptions(path string) plugin.Options {
 		opts.Sandbox.Limits.MaxOutput = l.MaxOutput
 	}
 	opts.Sandbox.Config = h.cfg.policy.Config(name)
+	a := h.cfg.policy.Admission(name)
+	opts.Admission = admission.PluginLimits{Concurrency: a.Concurrency, Rate: admission.Rate{PerSecond: a.Rate}}
 	opts.Implicit = h.cfg.policy.Offer(name)
 	opts.Permit = func(requested *abi.Permissions) (policy.Grants, error) {
 		g, denied := h.cfg.policy.Grant(name, requested)

@@ -33,8 +33,7 @@ func TestTraceOfCall(t *testing.T) {
 
 	ctx, root := tp.Tracer("test").Start(t.Context(), "tools/call fetch")
 	args, _ := json.Marshal(abi.HTTPRequest{URL: srv.URL + "/secret?token=x"})
-	admit := func(context.Context, host.Module) (func(), error) { return func() {}, nil }
-	res, err := h.Call(ctx, host.CallRequest{Tool: "fetch", Arguments: args, Admit: admit})
+	res, err := h.Call(ctx, host.CallRequest{Tool: "fetch", Arguments: args})
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res)
 	}

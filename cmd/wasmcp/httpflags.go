@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/internal/httpserve"
-	"github.com/wasmcp/wasmcp/internal/limits"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
 )
 
@@ -164,25 +164,22 @@ func (a *admissionFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&a.logArgs, "log-args", false, "put each call's arguments (up to 4KiB) in its audit line")
 }
 
-// config is the admission policy; overHTTP chooses the default -rate.
-func (a *admissionFlags) config(overHTTP bool) (limits.Config, error) {
+// admission is the host's admission; overHTTP chooses the default -rate.
+func (a *admissionFlags) admission(overHTTP bool) (host.Admission, error) {
 	rate := a.rate.value
 	if !a.rate.set && overHTTP {
 		rate = defaultHTTPRate
 	}
 	switch {
 	case rate < 0 || a.toolRate < 0:
-		return limits.Config{}, errors.New("-rate and -tool-rate must not be negative")
+		return host.Admission{}, errors.New("-rate and -tool-rate must not be negative")
 	case a.concurrency < 0 || a.queue < 0:
-		return limits.Config{}, errors.New("-concurrency and -queue must not be negative")
+		return host.Admission{}, errors.New("-concurrency and -queue must not be negative")
 	case a.queueTimeout < 0:
-		return limits.Config{}, fmt.Errorf("-queue-timeout must not be negative, got %s", a.queueTimeout)
+		return host.Admission{}, fmt.Errorf("-queue-timeout must not be negative, got %s", a.queueTimeout)
 	}
-	return limits.Config{
-		Session: limits.Rate{PerSecond: rate},
-		Tool:    limits.Rate{PerSecond: a.toolRate},
-		Plugin:  limits.Queue{Concurrency: a.concurrency, Depth: a.queue, Timeout: a.queueTimeout},
-	}, nil
+	return host.Admission{CallerRate: rate, ToolRate: a.toolRate, Concurrency: a.concurrency, Queue: a.queue,
+		QueueTimeout: a.queueTimeout}, nil
 }
 
 // optionalRate is a rate flag that knows whether it was given, so that its

@@ -120,12 +120,12 @@ func TestAdmissionDefaults(t *testing.T) {
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := a.config(tc.overHTTP)
-		if err != nil || cfg.Session.PerSecond != tc.rate {
-			t.Errorf("%q over HTTP=%v: session rate %v, %v; want %v", tc.args, tc.overHTTP, cfg.Session.PerSecond, err, tc.rate)
+		adm, err := a.admission(tc.overHTTP)
+		if err != nil || adm.CallerRate != tc.rate {
+			t.Errorf("%q over HTTP=%v: session rate %v, %v; want %v", tc.args, tc.overHTTP, adm.CallerRate, err, tc.rate)
 		}
-		if cfg.Plugin.Concurrency != 8 || cfg.Plugin.Depth != 64 || cfg.Tool.PerSecond != 0 {
-			t.Errorf("defaults: %+v", cfg)
+		if adm.Concurrency != 8 || adm.Queue != 64 || adm.ToolRate != 0 {
+			t.Errorf("defaults: %+v", adm)
 		}
 	}
 }

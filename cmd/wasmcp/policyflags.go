@@ -5,13 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/trust"
-	"github.com/wasmcp/wasmcp/internal/limits"
 )
 
 // policyFlags are the operator's policy file and locked-down mode, shared by
@@ -76,21 +74,6 @@ func (p *policyFlags) load() (*policy.Policy, *trust.Policy, error) {
 		return pol, nil, nil
 	}
 	return pol, &t, nil
-}
-
-// pluginLimits is the per-plugin admission of the MCP server that the
-// current policy sets (its "concurrency" and "rate"); none while the
-// policy is nil. It reads the policy at each call, so that a reloaded one
-// applies at once.
-func pluginLimits(current *atomic.Pointer[policy.Policy]) func(plugin string) limits.PluginLimits {
-	return func(plugin string) limits.PluginLimits {
-		pol := current.Load()
-		if pol == nil {
-			return limits.PluginLimits{}
-		}
-		a := pol.Admission(plugin)
-		return limits.PluginLimits{Concurrency: a.Concurrency, Rate: limits.Rate{PerSecond: a.Rate}}
-	}
 }
 
 // printPermissions writes what the module asks for and what the policy

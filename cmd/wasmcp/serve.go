@@ -226,10 +226,11 @@ status is 0 for such a stop.`,
 				}
 				refs = &sources{fetcher: f, logger: logger, dir: abs, flags: plugins}
 			}
-			policy, err := admission.config(httpf.addr != "")
+			adm, err := admission.admission(httpf.addr != "")
 			if err != nil {
 				return usageError{err.Error()}
 			}
+			cfg = cfg.WithAdmission(adm)
 			sealer, err := stateKey.load(logger)
 			if err != nil {
 				return err
@@ -250,14 +251,12 @@ status is 0 for such a stop.`,
 					MaxInput:    int(limits.maxInput),
 					MaxInFlight: inFlight,
 					CallTimeout: limits.timeout,
-					Limits:      policy,
 					Audit:       logger.With("component", "audit"),
 					LogArgs:     admission.logArgs,
 					StateSealer: sealer,
 				},
 			}
 			s.operator.Store(operator)
-			s.adapter.Limits.PerPlugin = pluginLimits(&s.operator)
 			off := telemetryDisabled()
 			if (httpf.addr != "" || opsAddr != "" || metrics.OTLPEnabled()) && !off {
 				if s.metrics, err = metrics.New(ctx, version()); err != nil {

@@ -40,8 +40,8 @@
 // keeps the command line's value (memory, timeout, maxOutput: -memory,
 // -timeout, -max-output; concurrency: -concurrency) or, for a capability,
 // denies it. Memory, timeout and maxOutput are enforced by the sandbox, for
-// every command. Concurrency and rate are admission limits that "wasmcp
-// serve" enforces before each tools/call (it reads them with
+// every command. Concurrency and rate are admission limits that the host
+// enforces before each call (see host.Admission; it reads them with
 // Policy.Admission): concurrency replaces -concurrency as the plugin's cap,
 // its queue keeping -queue and -queue-timeout; rate is one token bucket for
 // the plugin (bursts of one second's worth), checked after the -rate and

@@ -23,7 +23,6 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/internal/limits"
 	"github.com/wasmcp/wasmcp/internal/seal"
 )
 
@@ -61,11 +60,6 @@ type Options struct {
 	// long the calls in flight when a stdio client closes its input have to
 	// finish. 0 means host.DefaultTimeout.
 	CallTimeout time.Duration
-	// Limits is the admission policy of tool calls: rate limits per session
-	// and per tool, and a concurrency cap per plugin. A refused call is a
-	// tool error that says which limit refused it. The zero value admits
-	// every call.
-	Limits limits.Config
 	// Audit, if set, receives one line per tools/call (see audit.go).
 	Audit *slog.Logger
 	// LogArgs adds each call's arguments to its audit line. They may hold
@@ -100,7 +94,6 @@ type Adapter struct {
 	host   Host
 	logger *slog.Logger
 	opts   Options
-	policy *limits.Policy
 	server *mcp.Server
 	cancel func()
 	meters *meters
@@ -135,7 +128,7 @@ func New(h Host, opts Options) *Adapter {
 	if opts.StateSealer == nil {
 		opts.StateSealer, _ = seal.New(DefaultStateMaxAge, seal.NewKey()) // valid arguments
 	}
-	a := &Adapter{host: h, logger: opts.Logger, opts: opts, policy: limits.New(opts.Limits), tracer: newTracer(opts.TracerProvider)}
+	a := &Adapter{host: h, logger: opts.Logger, opts: opts, tracer: newTracer(opts.TracerProvider)}
 	a.server = a.newServer(true, false, false)
 	var err error
 	if a.meters, err = newMeters(opts.MeterProvider, a.sessions); err != nil {
@@ -240,10 +233,9 @@ func (a *Adapter) register(s *mcp.Server, t host.Tool, handle mcp.ToolHandler) {
 	s.AddTool(toMCPTool(t.Tool), handle)
 }
 
-// handle serves tools/call for every tool: the host resolves the tool to the
-// module serving it, the policy admits the call for that module, the
-// arguments go to the host as the client sent them, and the host's result
-// comes back translated. Every call leaves an audit line. stateless says
+// handle serves tools/call for every tool: the arguments go to the host as
+// the client sent them, with the session as the caller the host's admission
+// limits, and the host's result comes back translated. Every call leaves an audit line. stateless says
 // that the request came without a session from a 2025-era client.
 func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateless bool) (_ *mcp.CallToolResult, err error) {
 	name := req.Params.Name
@@ -268,14 +260,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 			return toCallToolResult(&res.Result), nil
 		}
 	}
-	creq := host.CallRequest{
-		Tool:      name,
-		Arguments: req.Params.Arguments,
-		Admit: func(ctx context.Context, m host.Module) (func(), error) {
-			rec.module = m
-			return a.policy.Admit(ctx, rec.session, name, m.Plugin)
-		},
-	}
+	creq := host.CallRequest{Tool: name, Arguments: req.Params.Arguments, Caller: rec.session}
 	if !stateless {
 		// Log lines: go-sdk sends none until the client sets a level, which a
 		// stateless client cannot, so in both modes a client that never set
@@ -290,14 +275,6 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 	}
 	if err != nil {
-		if outcome, ok := refused(err); ok {
-			rec.outcome = outcome
-			res, err = refusedResult(errors.Unwrap(err).Error()), nil
-			return toCallToolResult(&res.Result), nil
-		}
-		if ctx.Err() != nil { // the client went away while the call waited for a turn
-			rec.outcome = outcomeCanceled
-		}
 		return nil, fmt.Errorf("call %s: %w", name, err)
 	}
 	rec.module = res.Module
@@ -314,21 +291,6 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 				"(text is sent with <, > and & escaped as 6 bytes each): return less", name, n, maxWire))}}}
 	}
 	return toCallToolResult(&res.Result), nil
-}
-
-// refused reports the outcome of a call the admission policy refused, whose
-// reason err wraps: the tool error the model reads says which limit and
-// when to retry.
-func refused(err error) (outcome string, ok bool) {
-	var rateErr *limits.RateError
-	var busyErr *limits.BusyError
-	switch {
-	case errors.As(err, &rateErr):
-		return outcomeRateLimited, true
-	case errors.As(err, &busyErr):
-		return outcomeBusy, true
-	}
-	return "", false
 }
 
 // refusedResult is the tool error of a call that was not run.
@@ -352,17 +314,17 @@ func sessionID(ss *mcp.ServerSession) string {
 // logs every line to the server's logger as well. A guest run again for
 // another round of input requests (rs) does not send again the lines its
 // earlier rounds sent.
-func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, rec *callRecord, rs *round) func(abi.LogLevel, string) {
+func (a *Adapter) clientLog(ctx context.Context, ss *mcp.ServerSession, rec *callRecord, rs *round) func(string, abi.LogLevel, string) {
 	if ss == nil {
 		return nil
 	}
-	return func(level abi.LogLevel, msg string) {
+	return func(plugin string, level abi.LogLevel, msg string) {
 		if rs != nil && rs.replaying() {
 			return // sent in an earlier round
 		}
 		err := ss.Log(ctx, &mcp.LoggingMessageParams{
 			Level:  mcp.LoggingLevel(level.String()),
-			Logger: rec.module.Plugin, // set by the admission, before the guest runs
+			Logger: plugin,
 			Data:   msg,
 		})
 		if err != nil {

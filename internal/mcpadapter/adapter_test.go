@@ -45,21 +45,13 @@ func (h *fakeHost) Tools() []host.Tool {
 	return slices.Clone(h.tools)
 }
 
-// Call admits the call with the module serving the tool, as the host does,
-// and names that module in the result.
+// Call names the module serving the tool in the result, as the host does.
 func (h *fakeHost) Call(ctx context.Context, req host.CallRequest) (*host.Result, error) {
 	var m host.Module
 	for _, t := range h.Tools() {
 		if t.Name == req.Tool {
 			m = host.Module{Plugin: t.Plugin, File: "/plugins/" + t.Plugin + ".wasm", SHA256: t.SHA256}
 		}
-	}
-	if req.Admit != nil && m.Plugin != "" {
-		release, err := req.Admit(ctx, m)
-		if err != nil {
-			return nil, fmt.Errorf("call %s: %w", req.Tool, err)
-		}
-		defer release()
 	}
 	res, err := h.call(ctx, req)
 	if res != nil && res.Module == (host.Module{}) {
@@ -361,8 +353,8 @@ func TestHostFailureIsProtocolError(t *testing.T) {
 func TestGuestLogLinesReachClient(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("chatty", `{"type":"object"}`)}}
 	h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
-		req.Log(abi.LogDebug, "too fine")
-		req.Log(abi.LogWarning, "careful")
+		req.Log("plug", abi.LogDebug, "too fine")
+		req.Log("plug", abi.LogWarning, "careful")
 		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("done")}}}, nil
 	}
 	a := New(h, Options{})

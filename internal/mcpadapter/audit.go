@@ -20,7 +20,7 @@ const (
 	outcomeTimeout       = "timeout"        // the guest ran past the call deadline and was stopped
 	outcomeMemory        = "memory"         // the guest hit its memory limit
 	outcomeCanceled      = "canceled"       // the client cancelled or went away
-	outcomeRateLimited   = "rate_limited"   // refused by the session's or the tool's rate limit
+	outcomeRateLimited   = "rate_limited"   // refused by a rate limit: the session's, the tool's or the plugin's
 	outcomeBusy          = "busy"           // refused by the plugin's concurrency cap: queue full or wait timed out
 	outcomeProtocolError = "protocol_error" // answered with a JSON-RPC error (the tool vanished in a reload, the host closed)
 	outcomeInputRequired = "input_required" // answered with an input request; the client calls again with its answer (round.go)
@@ -94,6 +94,10 @@ func classify(res *host.Result) string {
 		return outcomeMemory
 	case errors.Is(f, host.ErrCanceled):
 		return outcomeCanceled
+	case errors.Is(f, host.ErrRateLimited):
+		return outcomeRateLimited
+	case errors.Is(f, host.ErrBusy):
+		return outcomeBusy
 	}
 	return outcomeToolError
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/internal/limits"
 )
 
 // auditLog collects JSON audit lines.
@@ -149,61 +148,42 @@ func failed(msg string, failure error) *host.Result {
 	}
 }
 
-func TestRateLimitIsToolError(t *testing.T) {
-	h := echoHost("t")
-	a, log := auditedAdapter(t, h, Options{Limits: limits.Config{Session: limits.Rate{PerSecond: 1}}})
-	c := connect(t, a, legacy)
-	ctx := testContext(t)
-	if res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "t"}); err != nil || res.IsError {
-		t.Fatalf("first call: %v, %v", res, err)
-	}
-	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
-	if err != nil {
-		t.Fatalf("a rate-limited call came as a protocol error: %v", err)
-	}
-	want := "rate limit exceeded for this session: 1 calls/s (calling tool t); retry after"
-	if !res.IsError || !strings.Contains(textOf(res), want) {
-		t.Errorf("result %s, want an isError saying %q", mustJSON(t, res), want)
-	}
-	if got := log.last(t)["outcome"]; got != "rate_limited" {
-		t.Errorf("outcome = %v, want rate_limited", got)
-	}
-}
-
-func TestConcurrencyCapIsToolError(t *testing.T) {
-	h := &fakeHost{tools: []host.Tool{tool("slow", `{"type":"object"}`), tool("quick", `{"type":"object"}`)}}
-	started, finish := make(chan struct{}), make(chan struct{})
-	h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
-		if req.Tool == "slow" {
-			close(started)
-			<-finish
-		}
-		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("done")}}}, nil
-	}
-	a, log := auditedAdapter(t, h, Options{Limits: limits.Config{Plugin: limits.Queue{Concurrency: 1}}})
-	c := connect(t, a, legacy)
-	ctx := testContext(t)
-	slow := make(chan error, 1)
-	go func() {
-		_, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "slow"})
-		slow <- err
-	}()
-	<-started
-	// Both tools are in plugin "plug", which runs one call at a time and
-	// queues none.
-	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "quick"})
-	if err != nil || !res.IsError || !strings.Contains(textOf(res), "plugin plug is busy") {
-		t.Errorf("call while busy = %v, %v; want an isError naming the busy plugin", res, err)
-	}
-	if got := log.last(t)["outcome"]; got != "busy" {
-		t.Errorf("outcome = %v, want busy", got)
-	}
-	close(finish)
-	if err := <-slow; err != nil {
-		t.Fatal(err)
-	}
-	if res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "quick"}); err != nil || res.IsError {
-		t.Errorf("call after the slow one ended: %v, %v", res, err)
+// A call the host's admission refused is a tool error with the host's
+// words, and its audit line names the limit and the session, which the host
+// got as the caller.
+func TestAdmissionRefusalsAreToolErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, outcome string
+		failure       error
+		msg           string
+	}{
+		{"rate", "rate_limited", host.ErrRateLimited, "rate limit exceeded for this session: 1 calls/s (calling tool t); retry after 1s"},
+		{"busy", "busy", host.ErrBusy, "plugin plug is busy: tool t not queued, 1 call runs and 0 calls wait already; retry later"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := echoHost("t")
+			var caller string
+			h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
+				caller = req.Caller
+				return failed(tc.msg, tc.failure), nil
+			}
+			a, log := auditedAdapter(t, h, Options{})
+			c := dialHTTP(t, serveHTTP(t, a, HTTPOptions{}), legacy)
+			res, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: "t"})
+			if err != nil {
+				t.Fatalf("a refused call came as a protocol error: %v", err)
+			}
+			if !res.IsError || textOf(res) != tc.msg {
+				t.Errorf("result %s, want an isError saying %q", mustJSON(t, res), tc.msg)
+			}
+			line := log.last(t)
+			if line["outcome"] != tc.outcome || line["plugin"] != "plug" {
+				t.Errorf("audit line %v, want outcome %s and plugin plug", line, tc.outcome)
+			}
+			if caller == "" || line["session"] != caller {
+				t.Errorf("caller %q, audit session %v: want the HTTP session as the caller", caller, line["session"])
+			}
+		})
 	}
 }
 

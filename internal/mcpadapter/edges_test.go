@@ -16,7 +16,6 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/internal/limits"
 )
 
 // badIDs are request ids go-sdk would answer with other bytes: each must be
@@ -221,7 +220,7 @@ func TestHTTPStatelessLegacyPromises(t *testing.T) {
 	h := &fakeHost{tools: []host.Tool{tool("ask", `{"type":"object"}`)}}
 	h.call = func(ctx context.Context, req host.CallRequest) (*host.Result, error) {
 		if req.Log != nil {
-			req.Log(abi.LogError, "nobody hears this")
+			req.Log("plug", abi.LogError, "nobody hears this")
 		}
 		_, err := req.Sample(ctx, json.RawMessage(`{"messages":[],"maxTokens":1}`))
 		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(fmt.Sprint(err))}}}, nil
@@ -321,7 +320,7 @@ func postRaw(t *testing.T, url, body string, header map[string]string) (int, []b
 
 // The memory of sessions is returned once they have expired.
 func TestHTTPExpiredSessionsFreed(t *testing.T) {
-	a := New(echoHost("t"), Options{Limits: limits.Config{Session: limits.Rate{PerSecond: 100}}})
+	a := New(echoHost("t"), Options{})
 	defer a.Close()
 	url := serveHTTP(t, a, HTTPOptions{SessionTimeout: 200 * time.Millisecond, MaxSessions: 5000})
 	heap := func() uint64 {

@@ -41,7 +41,7 @@ func FuzzJSONRPC(f *testing.F) {
 		h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
 		h.call = func(ctx context.Context, req host.CallRequest) (*host.Result, error) {
 			if req.Log != nil {
-				req.Log(abi.LogInfo, "called")
+				req.Log("plug", abi.LogInfo, "called")
 			}
 			return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("ok")}, StructuredContent: req.Arguments}}, nil
 		}

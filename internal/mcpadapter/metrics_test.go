@@ -11,7 +11,6 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
-	"github.com/wasmcp/wasmcp/internal/limits"
 )
 
 // TestMetricsOfCalls makes calls of every kind from a go-sdk client and
@@ -23,17 +22,23 @@ func TestMetricsOfCalls(t *testing.T) {
 	defer mp.Shutdown(context.Background())
 
 	h := echoHost("ok", "fails", "slow", "limited")
+	limitedCalls := 0
 	h.call = func(_ context.Context, req host.CallRequest) (*host.Result, error) {
 		switch req.Tool {
 		case "fails":
 			return &host.Result{Result: abi.Result{IsError: true, Content: []abi.Content{abi.Text("no")}}}, nil
 		case "slow":
 			return &host.Result{Result: abi.Result{IsError: true, Content: []abi.Content{abi.Text("timed out")}}, Failure: host.ErrTimeout}, nil
+		case "limited":
+			// One call per tool per 1000 s: the second is refused.
+			limitedCalls++
+			if limitedCalls > 1 {
+				return &host.Result{Result: abi.Result{IsError: true, Content: []abi.Content{abi.Text("rate limit exceeded")}}, Failure: host.ErrRateLimited}, nil
+			}
 		}
 		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("yes")}}}, nil
 	}
-	// One call per tool per 1000 s: a tool's second call is refused.
-	a := New(h, Options{MeterProvider: mp, Limits: limits.Config{Tool: limits.Rate{PerSecond: 0.001}}})
+	a := New(h, Options{MeterProvider: mp})
 	defer a.Close()
 	c := dialHTTP(t, serveHTTP(t, a, HTTPOptions{}), legacy)
 	ctx := testContext(t)

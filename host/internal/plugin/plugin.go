@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/admission"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/internal/schema"
 	"github.com/wasmcp/wasmcp/host/internal/telemetry"
@@ -79,6 +80,9 @@ type Options struct {
 	// one, an Extism plugin (ABI.md section 9): what the operator's policy
 	// offers it. wasmcp modules ignore it.
 	Implicit *abi.Permissions
+	// Admission are the plugin's own admission limits, from the operator's
+	// policy: the host applies them before each call.
+	Admission admission.PluginLimits
 }
 
 // Plugin is a loaded module and its tools. Its methods are safe for
@@ -94,6 +98,7 @@ type Plugin struct {
 	requested       *abi.Permissions
 	granted         policy.Grants
 	standIns        []string // see StandIns
+	admission       admission.PluginLimits
 	tracer          trace.Tracer
 	// calls numbers the calls of an Extism plugin of protocol 2.
 	calls atomic.Uint64
@@ -121,11 +126,12 @@ type tool struct {
 // naming the file, the tool and the problem.
 func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin, error) {
 	p := &Plugin{
-		name:     strings.TrimSuffix(filepath.Base(path), ".wasm"),
-		path:     path,
-		maxInput: opts.MaxInput,
-		logger:   opts.Sandbox.Logger,
-		drained:  make(chan struct{}),
+		name:      strings.TrimSuffix(filepath.Base(path), ".wasm"),
+		path:      path,
+		maxInput:  opts.MaxInput,
+		logger:    opts.Sandbox.Logger,
+		admission: opts.Admission,
+		drained:   make(chan struct{}),
 	}
 	if p.maxInput <= 0 {
 		p.maxInput = DefaultMaxInput
@@ -170,6 +176,9 @@ func (p *Plugin) Name() string { return p.name }
 
 // Path is the file the plugin was loaded from.
 func (p *Plugin) Path() string { return p.path }
+
+// Admission are the plugin's own admission limits (Options.Admission).
+func (p *Plugin) Admission() admission.PluginLimits { return p.admission }
 
 // SHA256 is the hex SHA-256 of the module's bytes.
 func (p *Plugin) SHA256() string { return p.sum }

@@ -3,7 +3,7 @@
 // concurrency cap per plugin with a bounded, timed queue; a plugin may have
 // a cap and a rate of its own. It knows nothing of MCP; the adapter asks it
 // before every call and turns its refusals into tool errors.
-package limits
+package admission
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package limits
+package admission
 
 import (
 	"context"
@@ -109,13 +109,13 @@ func TestLimiterForgetsFullBuckets(t *testing.T) {
 func TestGatesCapQueueAndOrder(t *testing.T) {
 	ctx := testContext(t)
 	g := NewGates(Queue{Concurrency: 2, Depth: 2})
-	r1, err1 := g.Acquire(ctx, "p")
-	r2, err2 := g.Acquire(ctx, "p")
+	r1, err1 := g.Acquire(ctx, "p", g.q.Concurrency)
+	r2, err2 := g.Acquire(ctx, "p", g.q.Concurrency)
 	if err1 != nil || err2 != nil {
 		t.Fatalf("calls within the cap: %v, %v", err1, err2)
 	}
 	// Another key has its own gate.
-	if r, err := g.Acquire(ctx, "other"); err != nil {
+	if r, err := g.Acquire(ctx, "other", g.q.Concurrency); err != nil {
 		t.Fatalf("other key: %v", err)
 	} else {
 		r()
@@ -127,7 +127,7 @@ func TestGatesCapQueueAndOrder(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := g.Acquire(ctx, "p")
+			r, err := g.Acquire(ctx, "p", g.q.Concurrency)
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
 				return
@@ -137,7 +137,7 @@ func TestGatesCapQueueAndOrder(t *testing.T) {
 		}()
 		waitFor(ctx, t, func() bool { _, w := g.load("p"); return w == map[string]int{"third": 1, "fourth": 2}[name] })
 	}
-	if _, err := g.Acquire(ctx, "p"); !errors.Is(err, ErrQueueFull) {
+	if _, err := g.Acquire(ctx, "p", g.q.Concurrency); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("fifth call: err = %v, want ErrQueueFull", err)
 	}
 
@@ -158,13 +158,13 @@ func TestGatesQueueTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := testContext(t)
 		g := NewGates(Queue{Concurrency: 1, Depth: 1, Timeout: 5 * time.Second})
-		release, err := g.Acquire(ctx, "p")
+		release, err := g.Acquire(ctx, "p", g.q.Concurrency)
 		if err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
 		go func() {
-			_, err := g.Acquire(ctx, "p")
+			_, err := g.Acquire(ctx, "p", g.q.Concurrency)
 			done <- err
 		}()
 		synctest.Wait() // the waiter has started its timeout
@@ -185,11 +185,11 @@ func TestGatesQueueTimeout(t *testing.T) {
 func TestGatesCallerGivesUp(t *testing.T) {
 	ctx := testContext(t)
 	g := NewGates(Queue{Concurrency: 1, Depth: 4})
-	release, _ := g.Acquire(ctx, "p")
+	release, _ := g.Acquire(ctx, "p", g.q.Concurrency)
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		_, err := g.Acquire(cctx, "p")
+		_, err := g.Acquire(cctx, "p", g.q.Concurrency)
 		done <- err
 	}()
 	waitFor(ctx, t, func() bool { _, w := g.load("p"); return w == 1 })
@@ -209,11 +209,11 @@ func TestGatesTurnHandedToLeavingWaiter(t *testing.T) {
 	ctx := testContext(t)
 	for range 200 {
 		g := NewGates(Queue{Concurrency: 1, Depth: 1})
-		release, _ := g.Acquire(ctx, "p")
+		release, _ := g.Acquire(ctx, "p", g.q.Concurrency)
 		cctx, cancel := context.WithCancel(ctx)
 		done := make(chan func(), 1)
 		go func() {
-			r, _ := g.Acquire(cctx, "p")
+			r, _ := g.Acquire(cctx, "p", g.q.Concurrency)
 			done <- r
 		}()
 		waitFor(ctx, t, func() bool { _, w := g.load("p"); return w == 1 })
@@ -231,30 +231,30 @@ func TestGatesTurnHandedToLeavingWaiter(t *testing.T) {
 func TestGatesUnlimited(t *testing.T) {
 	g := NewGates(Queue{})
 	for range 100 {
-		if _, err := g.Acquire(testContext(t), "p"); err != nil {
+		if _, err := g.Acquire(testContext(t), "p", g.q.Concurrency); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-func TestPolicyRefusals(t *testing.T) {
+func TestAdmitRefusals(t *testing.T) {
 	// Time is synctest's: it moves when every goroutine waits.
 	synctest.Test(t, func(t *testing.T) {
 		ctx := testContext(t)
 		p := New(Config{
-			Session: Rate{PerSecond: 2},
-			Tool:    Rate{PerSecond: 1},
-			Plugin:  Queue{Concurrency: 1, Depth: 0},
+			Caller: Rate{PerSecond: 2},
+			Tool:   Rate{PerSecond: 1},
+			Plugin: Queue{Concurrency: 1, Depth: 0},
 		})
-		release, err := p.Admit(ctx, "s1", "echo", "everything")
+		release, err := p.Admit(ctx, "s1", "echo", "everything", PluginLimits{})
 		if err != nil {
 			t.Fatal(err)
 		}
 
 		// The tool's bucket is empty now.
-		_, err = p.Admit(ctx, "s2", "echo", "everything")
+		_, err = p.Admit(ctx, "s2", "echo", "everything", PluginLimits{})
 		var re *RateError
-		if !errors.As(err, &re) || re.Session {
+		if !errors.As(err, &re) || re.Caller {
 			t.Fatalf("err = %v, want the tool's RateError", err)
 		}
 		if want := "rate limit exceeded for tool echo: 1 calls/s; retry after 1s"; err.Error() != want {
@@ -263,7 +263,7 @@ func TestPolicyRefusals(t *testing.T) {
 
 		// s1 has one token left; another tool is free of echo's limit but its
 		// plugin is busy with the first call, and queues nothing.
-		_, err = p.Admit(ctx, "s1", "get-sum", "everything")
+		_, err = p.Admit(ctx, "s1", "get-sum", "everything", PluginLimits{})
 		var be *BusyError
 		if !errors.As(err, &be) || !errors.Is(err, ErrQueueFull) {
 			t.Fatalf("err = %v, want a BusyError with ErrQueueFull", err)
@@ -273,8 +273,8 @@ func TestPolicyRefusals(t *testing.T) {
 		}
 
 		// s1's two tokens are spent.
-		_, err = p.Admit(ctx, "s1", "other", "p2")
-		if !errors.As(err, &re) || !re.Session {
+		_, err = p.Admit(ctx, "s1", "other", "p2", PluginLimits{})
+		if !errors.As(err, &re) || !re.Caller {
 			t.Fatalf("err = %v, want the session's RateError", err)
 		}
 		if !strings.Contains(err.Error(), "rate limit exceeded for this session: 2 calls/s") || !strings.Contains(err.Error(), "retry after 500ms") {
@@ -283,7 +283,7 @@ func TestPolicyRefusals(t *testing.T) {
 
 		release()
 		time.Sleep(time.Second)
-		if r, err := p.Admit(ctx, "s1", "echo", "everything"); err != nil {
+		if r, err := p.Admit(ctx, "s1", "echo", "everything", PluginLimits{}); err != nil {
 			t.Fatalf("after a second and a release: %v", err)
 		} else {
 			r()
@@ -311,24 +311,19 @@ func waitFor(ctx context.Context, t *testing.T, cond func() bool) {
 	}
 }
 
-// perPlugin is a Config.PerPlugin of fixed values.
-func perPlugin(m map[string]PluginLimits) func(string) PluginLimits {
-	return func(plugin string) PluginLimits { return m[plugin] }
-}
-
-func TestPolicyPerPluginConcurrency(t *testing.T) {
+func TestAdmitPluginConcurrency(t *testing.T) {
 	ctx := testContext(t)
 	p := New(Config{
-		Plugin:    Queue{Concurrency: 1, Depth: 0},
-		PerPlugin: perPlugin(map[string]PluginLimits{"wide": {Concurrency: 3}}),
+		Plugin: Queue{Concurrency: 1, Depth: 0},
 	})
+	wide := PluginLimits{Concurrency: 3}
 	// "wide" runs three at once where the global cap is one.
 	for i := range 3 {
-		if _, err := p.Admit(ctx, "s", "t", "wide"); err != nil {
+		if _, err := p.Admit(ctx, "s", "t", "wide", wide); err != nil {
 			t.Fatalf("call %d in wide: %v", i+1, err)
 		}
 	}
-	_, err := p.Admit(ctx, "s", "t", "wide")
+	_, err := p.Admit(ctx, "s", "t", "wide", wide)
 	var be *BusyError
 	if !errors.As(err, &be) || !errors.Is(err, ErrQueueFull) || be.Queue.Concurrency != 3 {
 		t.Fatalf("fourth call in wide: err = %v, want a BusyError with ErrQueueFull and cap 3", err)
@@ -337,32 +332,31 @@ func TestPolicyPerPluginConcurrency(t *testing.T) {
 		t.Errorf("message %q does not give wide's own cap", err)
 	}
 	// Another plugin keeps the global cap.
-	if _, err := p.Admit(ctx, "s", "t", "narrow"); err != nil {
+	if _, err := p.Admit(ctx, "s", "t", "narrow", PluginLimits{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Admit(ctx, "s", "t", "narrow"); !errors.As(err, &be) || be.Queue.Concurrency != 1 {
+	if _, err := p.Admit(ctx, "s", "t", "narrow", PluginLimits{}); !errors.As(err, &be) || be.Queue.Concurrency != 1 {
 		t.Fatalf("second call in narrow: err = %v, want a BusyError with cap 1", err)
 	}
 }
 
-func TestPolicyPerPluginRate(t *testing.T) {
+func TestAdmitPluginRate(t *testing.T) {
 	// Time is synctest's: it moves when every goroutine waits.
 	synctest.Test(t, func(t *testing.T) {
 		ctx := testContext(t)
-		p := New(Config{
-			PerPlugin: perPlugin(map[string]PluginLimits{"slow": {Rate: Rate{PerSecond: 2}}}),
-		})
+		p := New(Config{})
+		slow := PluginLimits{Rate: Rate{PerSecond: 2}}
 		// Burst of one second's worth, whatever the tool or session.
 		for i, tool := range []string{"a", "b"} {
-			r, err := p.Admit(ctx, "s"+strconv.Itoa(i), tool, "slow")
+			r, err := p.Admit(ctx, "s"+strconv.Itoa(i), tool, "slow", slow)
 			if err != nil {
 				t.Fatalf("call %d: %v", i+1, err)
 			}
 			r()
 		}
-		_, err := p.Admit(ctx, "s3", "c", "slow")
+		_, err := p.Admit(ctx, "s3", "c", "slow", slow)
 		var re *RateError
-		if !errors.As(err, &re) || re.Plugin != "slow" || re.Session {
+		if !errors.As(err, &re) || re.Plugin != "slow" || re.Caller {
 			t.Fatalf("err = %v, want the plugin's RateError", err)
 		}
 		if want := "rate limit exceeded for plugin slow: 2 calls/s (calling tool c); retry after 500ms"; err.Error() != want {
@@ -370,14 +364,14 @@ func TestPolicyPerPluginRate(t *testing.T) {
 		}
 		// Other plugins have no rate of their own.
 		for range 5 {
-			r, err := p.Admit(ctx, "s", "x", "fast")
+			r, err := p.Admit(ctx, "s", "x", "fast", PluginLimits{})
 			if err != nil {
 				t.Fatalf("fast: %v", err)
 			}
 			r()
 		}
 		time.Sleep(500 * time.Millisecond)
-		if r, err := p.Admit(ctx, "s3", "c", "slow"); err != nil {
+		if r, err := p.Admit(ctx, "s3", "c", "slow", slow); err != nil {
 			t.Fatalf("after the refill: %v", err)
 		} else {
 			r()
@@ -385,18 +379,17 @@ func TestPolicyPerPluginRate(t *testing.T) {
 	})
 }
 
-func TestPolicyPerPluginZeroKeepsGlobal(t *testing.T) {
+func TestAdmitPluginZeroKeepsGlobal(t *testing.T) {
 	ctx := testContext(t)
 	p := New(Config{
-		Plugin:    Queue{Concurrency: 1},
-		PerPlugin: perPlugin(nil),
+		Plugin: Queue{Concurrency: 1},
 	})
-	release, err := p.Admit(ctx, "s", "t", "p")
+	release, err := p.Admit(ctx, "s", "t", "p", PluginLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
-	if _, err := p.Admit(ctx, "s", "t", "p"); !errors.Is(err, ErrQueueFull) {
+	if _, err := p.Admit(ctx, "s", "t", "p", PluginLimits{}); !errors.Is(err, ErrQueueFull) {
 		t.Fatalf("err = %v, want the global cap of 1", err)
 	}
 }

@@ -1,4 +1,4 @@
-package limits
+package admission
 
 import (
 	"context"
@@ -28,9 +28,9 @@ var (
 	ErrQueueTimeout = errors.New("queue timeout")
 )
 
-// Gates is one concurrency gate per key, all with the same Queue (a Policy
-// may give a key a cap of its own). Waiters get their turn first come, first
-// served.
+// Gates is one concurrency gate per key, all with the same queue depth and
+// timeout; each Acquire says the key's cap. Waiters get their turn first
+// come, first served.
 type Gates struct {
 	q Queue
 
@@ -50,17 +50,11 @@ func NewGates(q Queue) *Gates {
 	return &Gates{q: q, gates: map[string]*gate{}}
 }
 
-// Acquire waits for a turn to run under key. It returns a function that
-// ends the turn, which must be called exactly once, or an error: ErrQueueFull
-// and ErrQueueTimeout (errors.Is), or ctx's error when the caller gave up
-// first.
-func (g *Gates) Acquire(ctx context.Context, key string) (release func(), err error) {
-	return g.acquire(ctx, key, g.q.Concurrency)
-}
-
-// acquire is Acquire with capacity calls running at once under key instead
-// of the Queue's Concurrency; 0 is unlimited.
-func (g *Gates) acquire(ctx context.Context, key string, capacity int) (release func(), err error) {
+// Acquire waits for a turn to run under key, where capacity calls may run
+// at once (0 is unlimited). It returns a function that ends the turn, which
+// must be called exactly once, or an error: ErrQueueFull and ErrQueueTimeout
+// (errors.Is), or ctx's error when the caller gave up first.
+func (g *Gates) Acquire(ctx context.Context, key string, capacity int) (release func(), err error) {
 	if capacity <= 0 {
 		return func() {}, nil
 	}

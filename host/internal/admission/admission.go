@@ -1,4 +1,4 @@
-package limits
+package admission
 
 import (
 	"context"
@@ -8,89 +8,76 @@ import (
 	"time"
 )
 
-// Config is the admission policy of a server. Its zero value admits every
-// call.
+// Config is the admission of a host. Its zero value admits every call.
 type Config struct {
-	// Session limits the calls of one client session, whatever the tool.
-	Session Rate
-	// Tool limits the calls of one tool, all sessions together.
+	// Caller limits the calls of one caller (an MCP session), whatever the
+	// tool.
+	Caller Rate
+	// Tool limits the calls of one tool, all callers together.
 	Tool Rate
-	// Plugin caps the calls running at once in one plugin.
+	// Plugin caps the calls running at once in one plugin, and bounds the
+	// queue of those waiting for a turn.
 	Plugin Queue
-	// PerPlugin, if set, gives a plugin's own limits (the operator's policy
-	// file): they replace or add to the ones above for that plugin only. It
-	// is asked before each call and must be safe for concurrent use. nil
-	// applies the settings above to every plugin.
-	PerPlugin func(plugin string) PluginLimits
 }
 
-// PluginLimits are the limits of one plugin of its own. A zero field sets
-// nothing.
+// PluginLimits are the limits of one plugin of its own, from the operator's
+// policy. A zero field sets nothing.
 type PluginLimits struct {
 	// Concurrency replaces Config.Plugin.Concurrency as the cap of the
 	// plugin's calls running at once; the queue's depth and timeout stay.
 	Concurrency int
 	// Rate limits the calls of all the plugin's tools together, all
-	// sessions: one more token bucket, checked after the session's and the
+	// callers: one more token bucket, checked after the caller's and the
 	// tool's.
 	Rate Rate
 }
 
-// A Policy admits or refuses tool calls. It is safe for concurrent use.
-type Policy struct {
-	session *Limiter
+// A Controller admits or refuses tool calls. It is safe for concurrent use.
+type Controller struct {
+	caller  *Limiter
 	tool    *Limiter
 	plugins *Gates
-	q       Queue
-	sr, tr  Rate
+	cfg     Config
 
-	perPlugin func(string) PluginLimits
-	mu        sync.Mutex
+	mu sync.Mutex
 	// pluginRates holds the bucket of each plugin with a rate of its own,
 	// one Limiter each since their rates differ.
 	pluginRates map[string]*Limiter
 }
 
-// New returns the Policy of cfg.
-func New(cfg Config) *Policy {
-	return &Policy{
-		session: NewLimiter(cfg.Session),
-		tool:    NewLimiter(cfg.Tool),
-		plugins: NewGates(cfg.Plugin),
-		q:       cfg.Plugin,
-		sr:      cfg.Session,
-		tr:      cfg.Tool,
-
-		perPlugin:   cfg.PerPlugin,
+// New returns the Controller of cfg.
+func New(cfg Config) *Controller {
+	return &Controller{
+		caller:      NewLimiter(cfg.Caller),
+		tool:        NewLimiter(cfg.Tool),
+		plugins:     NewGates(cfg.Plugin),
+		cfg:         cfg,
 		pluginRates: map[string]*Limiter{},
 	}
 }
 
-// Admit decides whether a call of tool, served by plugin, from session may
-// run, waiting in the plugin's queue when it is at its concurrency cap. The
-// session's rate is checked first, then the tool's, then the plugin's own; a
-// call refused by a later rate has still used a token of the earlier ones,
-// so that a client hammering a throttled tool slows itself down. On success
-// release ends the call's turn and must be called once. The error is a
-// *RateError, a *BusyError, or ctx's error.
-func (p *Policy) Admit(ctx context.Context, session, tool, plugin string) (release func(), err error) {
-	if ok, wait := p.session.Allow(session); !ok {
-		return nil, &RateError{Tool: tool, Session: true, Rate: p.sr, RetryAfter: wait}
+// Admit decides whether a call of tool, served by plugin under its own
+// limits, from caller may run, waiting in the plugin's queue when it is at
+// its concurrency cap. The caller's rate is checked first, then the tool's,
+// then the plugin's own; a call refused by a later rate has still used a
+// token of the earlier ones, so that a client hammering a throttled tool
+// slows itself down. On success release ends the call's turn and must be
+// called once. The error is a *RateError, a *BusyError, or ctx's error.
+func (c *Controller) Admit(ctx context.Context, caller, tool, plugin string, own PluginLimits) (release func(), err error) {
+	if ok, wait := c.caller.Allow(caller); !ok {
+		return nil, &RateError{Tool: tool, Caller: true, Rate: c.cfg.Caller, RetryAfter: wait}
 	}
-	if ok, wait := p.tool.Allow(tool); !ok {
-		return nil, &RateError{Tool: tool, Rate: p.tr, RetryAfter: wait}
+	if ok, wait := c.tool.Allow(tool); !ok {
+		return nil, &RateError{Tool: tool, Rate: c.cfg.Tool, RetryAfter: wait}
 	}
-	q := p.q
-	if p.perPlugin != nil {
-		own := p.perPlugin(plugin)
-		if ok, wait := p.pluginRate(plugin, own.Rate).Allow(plugin); !ok {
-			return nil, &RateError{Tool: tool, Plugin: plugin, Rate: own.Rate, RetryAfter: wait}
-		}
-		if own.Concurrency > 0 {
-			q.Concurrency = own.Concurrency
-		}
+	if ok, wait := c.pluginRate(plugin, own.Rate).Allow(plugin); !ok {
+		return nil, &RateError{Tool: tool, Plugin: plugin, Rate: own.Rate, RetryAfter: wait}
 	}
-	release, err = p.plugins.acquire(ctx, plugin, q.Concurrency)
+	q := c.cfg.Plugin
+	if own.Concurrency > 0 {
+		q.Concurrency = own.Concurrency
+	}
+	release, err = c.plugins.Acquire(ctx, plugin, q.Concurrency)
 	if errors.Is(err, ErrQueueFull) || errors.Is(err, ErrQueueTimeout) {
 		return nil, &BusyError{Tool: tool, Plugin: plugin, Queue: q, Err: err}
 	}
@@ -99,22 +86,29 @@ func (p *Policy) Admit(ctx context.Context, session, tool, plugin string) (relea
 
 // pluginRate returns the Limiter of plugin's own rate r, made anew when r
 // is not the one it was made for.
-func (p *Policy) pluginRate(plugin string, r Rate) *Limiter {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l := p.pluginRates[plugin]
+func (c *Controller) pluginRate(plugin string, r Rate) *Limiter {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.pluginRates[plugin]
 	if l == nil || l.rate != r {
 		l = NewLimiter(r)
-		p.pluginRates[plugin] = l
+		c.pluginRates[plugin] = l
 	}
 	return l
 }
 
+// ErrRateLimited and ErrBusy are what a refusal wraps, for errors.Is: a
+// *RateError wraps the first, a *BusyError the second.
+var (
+	ErrRateLimited = errors.New("rate limited")
+	ErrBusy        = errors.New("busy")
+)
+
 // RateError is a call refused by a rate limit.
 type RateError struct {
 	Tool string
-	// Session is true when the session's limit refused the call.
-	Session bool
+	// Caller is true when the caller's limit refused the call.
+	Caller bool
 	// Plugin is set when the plugin's own limit refused the call. When
 	// neither is set, the tool's did.
 	Plugin     string
@@ -122,12 +116,15 @@ type RateError struct {
 	RetryAfter time.Duration
 }
 
+// Unwrap returns ErrRateLimited.
+func (e *RateError) Unwrap() error { return ErrRateLimited }
+
 func (e *RateError) Error() string {
 	if e.Plugin != "" {
 		return fmt.Sprintf("rate limit exceeded for plugin %s: %s (calling tool %s); retry after %s",
 			e.Plugin, e.Rate, e.Tool, ceilMillisecond(e.RetryAfter))
 	}
-	if e.Session {
+	if e.Caller {
 		return fmt.Sprintf("rate limit exceeded for this session: %s (calling tool %s); retry after %s",
 			e.Rate, e.Tool, ceilMillisecond(e.RetryAfter))
 	}
@@ -152,8 +149,8 @@ func (e *BusyError) Error() string {
 		e.Plugin, e.Tool, calls(e.Queue.Concurrency, "runs", "run"), calls(e.Queue.Depth, "waits", "wait"))
 }
 
-// Unwrap returns ErrQueueFull or ErrQueueTimeout.
-func (e *BusyError) Unwrap() error { return e.Err }
+// Unwrap returns ErrBusy and ErrQueueFull or ErrQueueTimeout.
+func (e *BusyError) Unwrap() []error { return []error{ErrBusy, e.Err} }
 
 // calls counts calls with the verb agreeing: "1 call runs", "3 calls run".
 func calls(n int, one, many string) string {
