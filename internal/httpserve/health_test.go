@@ -207,6 +207,19 @@ func TestServeChecksHost(t *testing.T) {
 		}
 	}
 
+	// A request without a Host, as haproxy's HTTP/1.0 health check sends,
+	// passes: no browser sends one.
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "GET /readyz HTTP/1.0\r\n\r\n")
+	reply, _ := io.ReadAll(conn)
+	if !strings.HasPrefix(string(reply), "HTTP/1.0 200") {
+		t.Errorf("HTTP/1.0 without Host: %.40q, want 200", reply)
+	}
+
 	// Off loopback the check stands aside.
 	h := checkHost(mux, slog.New(slog.DiscardHandler))
 	req := httptest.NewRequest("GET", "/metrics", nil)

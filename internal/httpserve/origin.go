@@ -49,11 +49,13 @@ func hostPort(scheme, host string) string {
 // Host header tells them apart. It applies to every path of the listener,
 // probes and metrics included, not only to /mcp, where go-sdk's handler makes
 // the same check. A listener on another interface is reached under names the
-// operator chose, so it is left to the token and the Origin check.
+// operator chose, so it is left to the token and the Origin check. A request
+// without a Host (HTTP/1.0, as a load balancer's health check sends) passes:
+// a browser always sends one.
 func checkHost(next http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-		if local != nil && isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host) {
+		if local != nil && r.Host != "" && isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host) {
 			log.Warn("request refused: Host is not a loopback name on a loopback listener",
 				"host", r.Host, "path", r.URL.Path, "remote", r.RemoteAddr)
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
