@@ -195,11 +195,11 @@ timed = timeout --kill-after=30s $(1) $(3) || { rc=$$?; if [ $$rc -ge 124 ]; the
 # a module that is not the one its .wat gives fails the check.
 testdata-check: tools
 	@echo "  check    committed test modules match their .wat"
-	@$(GO) generate ./host/...
+	@$(GO) generate ./host/... ./internal/...
 	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
 		! { git diff --quiet -- '*.wasm' && [ -z "$$(git ls-files --others --exclude-standard -- '*.wasm')" ]; }; then \
 		git status --short -- '*.wasm' >&2; \
-		echo "committed test modules are stale or missing: run go generate ./host/... and commit them" >&2; exit 1; \
+		echo "committed test modules are stale or missing: run go generate ./host/... ./internal/... and commit them" >&2; exit 1; \
 	fi
 
 test: deps build plugins vet testdata-check

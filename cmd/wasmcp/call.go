@@ -16,15 +16,8 @@ import (
 var callCmd = command{
 	name:    "call",
 	summary: "[flags] FILE.wasm|REF TOOL [ARGUMENTS]",
-	doc: `Load one module and run one of its tools, as "serve" would: the same argument
-and result validation, the same limits. ARGUMENTS is a JSON object ("{}" when
-omitted; "-" reads it from stdin). The completed CallToolResult is printed on
-stdout as indented JSON; guest log lines go to stderr. REF names a module in an
-OCI registry, fetched into the module cache as "serve -plugin" would.
-
-The exit status is 0 when the tool ran, also when its result is an error
-(isError: true); 1 when the module does not load or has no such tool.`,
-	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
+	doc:     helpText("call"),
+	setup: func(fs *flag.FlagSet, std streams) func(context.Context, []string) error {
 		var (
 			limits limitFlags
 			logs   logFlags
@@ -44,7 +37,7 @@ The exit status is 0 when the tool ran, also when its result is an error
 			if err != nil {
 				return usageError{err.Error()}
 			}
-			logger, err := logs.logger(stderr)
+			logger, err := logs.logger(std.err)
 			if err != nil {
 				return usageError{err.Error()}
 			}
@@ -60,7 +53,7 @@ The exit status is 0 when the tool ran, also when its result is an error
 				return err
 			}
 			defer cleanup()
-			return call(ctx, cfg, file, tool, arguments)
+			return call(ctx, std.out, cfg, file, tool, arguments)
 		}
 	},
 }
@@ -84,7 +77,7 @@ func readArguments(args []string) (json.RawMessage, error) {
 	return doc, nil
 }
 
-func call(ctx context.Context, cfg host.Config, path, tool string, arguments json.RawMessage) error {
+func call(ctx context.Context, w io.Writer, cfg host.Config, path, tool string, arguments json.RawMessage) error {
 	h, err := host.New(ctx, cfg)
 	if err != nil {
 		return err
@@ -108,6 +101,6 @@ func call(ctx context.Context, cfg host.Config, path, tool string, arguments jso
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
 	}
-	_, err = fmt.Fprintf(stdout, "%s\n", out)
+	_, err = fmt.Fprintf(w, "%s\n", out)
 	return err
 }

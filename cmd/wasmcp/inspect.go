@@ -17,17 +17,8 @@ import (
 var inspectCmd = command{
 	name:    "inspect",
 	summary: "[flags] FILE.wasm|REF",
-	doc: `Load a module on its own, as "serve" would, and print what it is: its ABI
-version, its tools with their schemas, its imports and exports, and whether it
-loads under the given limits, and why not. With -dir, also show the tool name
-collisions it would be in if it were dropped into that served directory.
-
-REF (host[:port]/repository:tag or @sha256:DIGEST) names a module in an OCI
-registry: it is fetched into the module cache, as "serve -plugin" would, and
-inspected there; its plugin name is the repository's last component.
-
-The exit status is 1 when the module would not load.`,
-	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
+	doc:     helpText("inspect"),
+	setup: func(fs *flag.FlagSet, std streams) func(context.Context, []string) error {
 		var (
 			dir     string
 			asJSON  bool
@@ -46,7 +37,7 @@ The exit status is 1 when the module would not load.`,
 			if len(args) != 1 {
 				return usageErrorf("want one FILE.wasm or REF, got %d arguments", len(args))
 			}
-			logger, err := logFlag.logger(stderr)
+			logger, err := logFlag.logger(std.err)
 			if err != nil {
 				return usageError{err.Error()}
 			}
@@ -67,9 +58,9 @@ The exit status is 1 when the module would not load.`,
 				return err
 			}
 			if asJSON {
-				err = printJSON(stdout, r)
+				err = printJSON(std.out, r)
 			} else {
-				err = printReport(stdout, r, dir)
+				err = printReport(std.out, r, dir)
 			}
 			if err != nil {
 				return err

@@ -5,47 +5,42 @@
 //	wasmcp call FILE.wasm TOOL J  run one tool locally and print its result
 //	wasmcp new --lang L NAME      create a tool project
 //	wasmcp version                print versions
+//	wasmcp lock DIR               pin the modules of a directory (serve --lock)
+//	wasmcp keygen, sign           sign modules (serve --trusted-keys)
+//	wasmcp push, pull             store and fetch modules in an OCI registry
 //
-// Run "wasmcp help" for the details.
+// The command parses flags into the options of the packages that do the
+// work (internal/server for serve); each command's help text is a file of
+// help/. Run "wasmcp help" for the details.
 package main
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-const usage = `wasmcp is an MCP server whose tools are WebAssembly modules.
+// usage is the overview "wasmcp help" prints.
+var usage = helpText("wasmcp") + "\n"
 
-Usage:
+// help holds each command's text for -h, help/NAME.txt.
+//
+//go:embed help
+var help embed.FS
 
-	wasmcp <command> [flags] [arguments]
-
-Commands:
-
-	serve    serve the tools of every *.wasm in a directory over MCP: stdio, or
-	         Streamable HTTP with --http
-	inspect  show what a module defines and whether it would load
-	call     run one tool of a module locally and print its result
-	new      create a tool project in Go, C, Rust or AssemblyScript
-	version  print the versions of wasmcp, its ABI and its dependencies
-	lock     print a lock file pinning the modules of a directory (serve -lock)
-	keygen   make an Ed25519 key pair for signing modules
-	sign     sign modules for serve -trusted-keys
-	push     store a module in an OCI registry
-	pull     fetch a module from an OCI registry
-	help     print this text, or "wasmcp help <command>" for one command
-
-Examples:
-
-	wasmcp serve --dir ./build/plugins
-	wasmcp serve --dir ./build/plugins --http 127.0.0.1:8931
-	wasmcp inspect plugin.wasm
-	wasmcp call plugin.wasm echo '{"message":"hi"}'
-`
+// helpText is the help of the command name.
+func helpText(name string) string {
+	b, err := help.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err) // embedded: a missing file is a mistake of the build
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
 
 // command is one subcommand: its flags are declared by flags, and run gets
 // the positional arguments once they are parsed.
@@ -53,8 +48,9 @@ type command struct {
 	name    string
 	summary string // the usage line after "wasmcp NAME"
 	doc     string // what it does, for -h
-	// setup declares the command's flags on fs and returns its body.
-	setup func(fs *flag.FlagSet) func(ctx context.Context, args []string) error
+	// setup declares the command's flags on fs and returns its body, which
+	// writes to std.
+	setup func(fs *flag.FlagSet, std streams) func(ctx context.Context, args []string) error
 }
 
 var commands = []command{serveCmd, inspectCmd, callCmd, newCmd, versionCmd, lockCmd, keygenCmd, signCmd, pushCmd, pullCmd}
@@ -79,15 +75,16 @@ func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// stdout and stderr are where commands write; run sets them so that tests
-// can capture both.
-var stdout, stderr io.Writer = os.Stdout, os.Stderr
+// streams are where a command writes: its output, and its errors and log
+// lines. Tests capture both.
+type streams struct{ out, err io.Writer }
 
-// run executes one command line and returns the exit status.
+// run executes one command line, writing to out and errOut, and returns
+// the exit status.
 func run(ctx context.Context, args []string, out, errOut io.Writer) int {
-	stdout, stderr = out, errOut
+	std := streams{out, errOut}
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(std.err, usage)
 		return 2
 	}
 	name, args := args[0], args[1:]
@@ -96,25 +93,25 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 		name = "version"
 	case "help", "-h", "-help", "--help":
 		if len(args) == 0 {
-			fmt.Fprint(stdout, usage)
+			fmt.Fprint(std.out, usage)
 			return 0
 		}
 		c, ok := lookup(args[0])
 		if !ok {
-			fmt.Fprintf(stderr, "wasmcp: unknown command %q\n\n%s", args[0], usage)
+			fmt.Fprintf(std.err, "wasmcp: unknown command %q\n\n%s", args[0], usage)
 			return 2
 		}
-		fs := c.flagSet(stdout)
-		c.setup(fs) // declares the flags, so that the usage lists them
+		fs := c.flagSet(std.out)
+		c.setup(fs, std) // declares the flags, so that the usage lists them
 		fs.Usage()
 		return 0
 	}
 	c, ok := lookup(name)
 	if !ok {
-		fmt.Fprintf(stderr, "wasmcp: unknown command %q\n\n%s", name, usage)
+		fmt.Fprintf(std.err, "wasmcp: unknown command %q\n\n%s", name, usage)
 		return 2
 	}
-	return c.run(ctx, args)
+	return c.run(ctx, args, std)
 }
 
 func lookup(name string) (command, bool) {
@@ -148,9 +145,10 @@ func hasFlags(fs *flag.FlagSet) bool {
 
 // run parses args and runs the command, turning its error into an exit
 // status.
-func (c command) run(ctx context.Context, args []string) int {
+func (c command) run(ctx context.Context, args []string, std streams) int {
+	stderr := std.err
 	fs := c.flagSet(stderr)
-	body := c.setup(fs)
+	body := c.setup(fs, std)
 	positional, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

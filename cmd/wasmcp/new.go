@@ -23,31 +23,8 @@ import (
 var newCmd = command{
 	name:    "new",
 	summary: "--lang go|c|rust|assemblyscript|extism-go|extism-as [--dir PARENT] [--sdk DIR] NAME",
-	doc: `Create PARENT/NAME, a tool module project in the given language: a tool
-named NAME that counts the words, lines and characters of a text, a tool
-named status that GETs a URL through the host (within the operator's net
-policy: the README shows the policy file), a Makefile ("make" builds
-NAME.wasm; "make test" runs the first tool through "wasmcp call" and checks
-its result; WASMCP=/path/to/wasmcp when wasmcp is not in PATH), a README and
-a .gitignore.
-
-The project needs its language's guest SDK, taken from the wasmcp source
-tree: the --sdk directory, else $WASMCP_SDK, else the tree this binary was
-built from. C, Rust and AssemblyScript projects get a copy of their SDK, so
-that they build on their own; the Go SDK is used in place, through replace
-directives in go.mod naming the tree's absolute path.
-
-extism-go and extism-as create an Extism plugin instead, written with
-Extism's public Go or AssemblyScript PDK (fetched from the Go module proxy
-or npm) and speaking hyper-mcp's plugin protocol (v2 in Go, v1 in
-AssemblyScript): the tool NAME only, a Makefile ("make", "make test") and a
-README with its build instructions. It needs no wasmcp SDK; the source
-tree gives the Go version and the npm packages' versions.
-
-NAME is the name of the tool and of the directory: 1 to 128 letters, digits,
-'_', '-' and '.', starting with a letter and not ending with '.', and not
-"status". PARENT/NAME must not exist, or be empty.`,
-	setup: func(flags *flag.FlagSet) func(context.Context, []string) error {
+	doc:     helpText("new"),
+	setup: func(flags *flag.FlagSet, std streams) func(context.Context, []string) error {
 		var lang, parent, sdk string
 		flags.StringVar(&lang, "lang", "", "the project's `language`: "+strings.Join(languageNames(), ", "))
 		flags.StringVar(&parent, "dir", ".", "the directory in which to create the project, `PARENT`/NAME")
@@ -83,8 +60,8 @@ NAME is the name of the tool and of the directory: 1 to 128 letters, digits,
 			if l.extism {
 				kind = "an Extism plugin"
 			}
-			fmt.Fprintf(stdout, "created %s: %s in %s, with the tool %q\n\n", dir, kind, l.title, name)
-			fmt.Fprintf(stdout, "\tcd %s\n\tmake          # build %s.wasm\n\tmake test     # run it through wasmcp call\n", dir, name)
+			fmt.Fprintf(std.out, "created %s: %s in %s, with the tool %q\n\n", dir, kind, l.title, name)
+			fmt.Fprintf(std.out, "\tcd %s\n\tmake          # build %s.wasm\n\tmake test     # run it through wasmcp call\n", dir, name)
 			return nil
 		}
 	},

@@ -111,18 +111,8 @@ func moduleFile(ctx context.Context, arg string, reg *registryFlags, l *limitFla
 var pushCmd = command{
 	name:    "push",
 	summary: "[flags] FILE.wasm REF",
-	doc: `Store a module in an OCI registry at REF (host[:port]/repository:tag) as a
-Wasm artifact in the CNCF layout: an OCI image manifest with a config of media
-type application/vnd.wasm.config.v0+json and one application/wasm layer. The
-manifest is annotated with the module's tool names (io.wasmcp.tools), its ABI
-version (io.wasmcp.abi.version), its file name and, with -source, where its
-source lives. The module must load (see "wasmcp inspect"). The manifest's
-digest is printed: "serve -plugin host/repository@DIGEST" serves exactly it.
-
-Credentials come from Docker's config ($DOCKER_CONFIG/config.json, else
-~/.docker/config.json, and its credential helpers); without any, anonymously.
-Loopback registries are spoken to in HTTP, others in HTTPS unless -plain-http.`,
-	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
+	doc:     helpText("push"),
+	setup: func(fs *flag.FlagSet, std streams) func(context.Context, []string) error {
 		var (
 			reg    registryFlags
 			source string
@@ -165,7 +155,7 @@ Loopback registries are spoken to in HTTP, others in HTTPS unless -plain-http.`,
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintln(stdout, desc.Digest)
+			_, err = fmt.Fprintln(std.out, desc.Digest)
 			return err
 		}
 	},
@@ -174,11 +164,8 @@ Loopback registries are spoken to in HTTP, others in HTTPS unless -plain-http.`,
 var pullCmd = command{
 	name:    "pull",
 	summary: "[flags] REF -o FILE",
-	doc: `Fetch the module REF names (host[:port]/repository:tag or
-host[:port]/repository@sha256:DIGEST) from its OCI registry and write it to
-FILE, byte for byte as pushed. The manifest must be a Wasm artifact in the
-CNCF layout; every document is verified against its digest.`,
-	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
+	doc:     helpText("pull"),
+	setup: func(fs *flag.FlagSet, std streams) func(context.Context, []string) error {
 		var (
 			reg registryFlags
 			out string
@@ -204,7 +191,7 @@ CNCF layout; every document is verified against its digest.`,
 			if err := os.WriteFile(out, a.Wasm, 0o644); err != nil {
 				return err
 			}
-			fmt.Fprintf(stderr, "pulled %s (%s) -> %s\n", ref, a.Manifest.Digest, out)
+			fmt.Fprintf(std.err, "pulled %s (%s) -> %s\n", ref, a.Manifest.Digest, out)
 			return nil
 		}
 	},

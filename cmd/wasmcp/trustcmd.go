@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,14 +19,8 @@ import (
 var lockCmd = command{
 	name:    "lock",
 	summary: "[-o FILE] DIR|REF...",
-	doc: `Print a lock file pinning the SHA-256 of every *.wasm module in each DIR, in
-sha256sum's format, for "serve -lock FILE". With -o, write it to FILE instead.
-
-A REF (host[:port]/repository:tag or @sha256:DIGEST) pins the module it names
-now, by the digest of its bytes, under its plugin name (the repository's last
-component), after a comment line with the reference and its manifest digest:
-a tag moved later to another module is refused until it is locked again.`,
-	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
+	doc:     helpText("lock"),
+	setup: func(fs *flag.FlagSet, std streams) func(context.Context, []string) error {
 		var (
 			out string
 			reg registryFlags
@@ -43,7 +38,7 @@ a tag moved later to another module is refused until it is locked again.`,
 				}
 			}
 			if out == "" {
-				_, err := fmt.Fprint(stdout, b.String())
+				_, err := fmt.Fprint(std.out, b.String())
 				return err
 			}
 			return os.WriteFile(out, []byte(b.String()), 0o644)
@@ -92,10 +87,8 @@ func pullReference(ctx context.Context, ref string, reg *registryFlags) (*oci.Ar
 var keygenCmd = command{
 	name:    "keygen",
 	summary: "-o KEYFILE [-label LABEL]",
-	doc: `Make an Ed25519 key pair for signing modules. The private key is written to
-KEYFILE (PEM, PKCS #8, mode 0600; OpenSSL reads it); the line of the public key
-for a -trusted-keys file is printed on stdout.`,
-	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
+	doc:     helpText("keygen"),
+	setup: func(fs *flag.FlagSet, std streams) func(context.Context, []string) error {
 		var out, label string
 		fs.StringVar(&out, "o", "", "private key `FILE` to create (required; never overwritten)")
 		fs.StringVar(&label, "label", "", "`LABEL` of the public key line, used in logs")
@@ -122,7 +115,7 @@ for a -trusted-keys file is printed on stdout.`,
 			if err := f.Close(); err != nil {
 				return err
 			}
-			_, err = fmt.Fprint(stdout, trust.KeyLine(pub, label))
+			_, err = fmt.Fprint(std.out, trust.KeyLine(pub, label))
 			return err
 		}
 	},
@@ -131,16 +124,8 @@ for a -trusted-keys file is printed on stdout.`,
 var signCmd = command{
 	name:    "sign",
 	summary: "-key KEYFILE FILE.wasm|REF...",
-	doc: `Sign modules with the Ed25519 private key in KEYFILE (as "wasmcp keygen" or
-openssl genpkey -algorithm ed25519 writes it): each FILE.wasm gets FILE.wasm.sig
-beside it, which "serve -trusted-keys" verifies.
-
-A REF (host[:port]/repository:tag or @sha256:DIGEST) is signed in its
-registry: the signature of the module's bytes is attached to its manifest as
-an OCI referrer (artifact type application/vnd.wasmcp.signature.v1; the
-referrers API, or the tag schema where the registry lacks it), and
-"serve -trusted-keys" fetches it by the manifest's digest.`,
-	setup: func(fs *flag.FlagSet) func(context.Context, []string) error {
+	doc:     helpText("sign"),
+	setup: func(fs *flag.FlagSet, std streams) func(context.Context, []string) error {
 		var (
 			keyFile string
 			reg     registryFlags
@@ -161,7 +146,7 @@ referrers API, or the tag schema where the registry lacks it), and
 			}
 			for _, path := range args {
 				if _, err := os.Stat(path); err != nil && isReference(path) {
-					if err := signReference(ctx, path, priv, &reg); err != nil {
+					if err := signReference(ctx, std.err, path, priv, &reg); err != nil {
 						return err
 					}
 					continue
@@ -173,7 +158,7 @@ referrers API, or the tag schema where the registry lacks it), and
 				if err := os.WriteFile(trust.SigPath(path), trust.Sign(priv, wasm), 0o644); err != nil {
 					return err
 				}
-				fmt.Fprintf(stderr, "signed %s -> %s\n", path, filepath.Base(trust.SigPath(path)))
+				fmt.Fprintf(std.err, "signed %s -> %s\n", path, filepath.Base(trust.SigPath(path)))
 			}
 			return nil
 		}
@@ -181,7 +166,7 @@ referrers API, or the tag schema where the registry lacks it), and
 }
 
 // signReference attaches the signature of ref's module as a referrer.
-func signReference(ctx context.Context, ref string, priv ed25519.PrivateKey, reg *registryFlags) error {
+func signReference(ctx context.Context, w io.Writer, ref string, priv ed25519.PrivateKey, reg *registryFlags) error {
 	a, err := pullReference(ctx, ref, reg)
 	if err != nil {
 		return err
@@ -194,6 +179,6 @@ func signReference(ctx context.Context, ref string, priv ed25519.PrivateKey, reg
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "signed %s (%s) -> referrer %s\n", ref, a.Manifest.Digest, desc.Digest)
+	fmt.Fprintf(w, "signed %s (%s) -> referrer %s\n", ref, a.Manifest.Digest, desc.Digest)
 	return nil
 }

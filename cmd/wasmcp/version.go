@@ -13,17 +13,17 @@ import (
 var versionCmd = command{
 	name:    "version",
 	summary: "",
-	doc:     "Print the version of wasmcp, of the guest ABI it speaks, and of the MCP SDK and WebAssembly runtime it was built with.",
-	setup: func(*flag.FlagSet) func(context.Context, []string) error {
+	doc:     helpText("version"),
+	setup: func(_ *flag.FlagSet, std streams) func(context.Context, []string) error {
 		return func(_ context.Context, args []string) error {
 			if len(args) > 0 {
 				return usageErrorf("unexpected argument %q", args[0])
 			}
-			fmt.Fprintf(stdout, "wasmcp %s\n", version())
-			fmt.Fprintf(stdout, "guest ABI %d\n", abi.Version)
-			fmt.Fprintf(stdout, "go-sdk %s\n", depVersion("github.com/modelcontextprotocol/go-sdk"))
-			fmt.Fprintf(stdout, "wazero %s\n", depVersion("github.com/tetratelabs/wazero"))
-			fmt.Fprintf(stdout, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(std.out, "wasmcp %s\n", version())
+			fmt.Fprintf(std.out, "guest ABI %d\n", abi.Version)
+			fmt.Fprintf(std.out, "go-sdk %s\n", depVersion("github.com/modelcontextprotocol/go-sdk"))
+			fmt.Fprintf(std.out, "wazero %s\n", depVersion("github.com/tetratelabs/wazero"))
+			fmt.Fprintf(std.out, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
 		}
 	},
