@@ -45,6 +45,12 @@ const (
 	opPrefixSIMD  = 0xfd
 )
 
+// Instructions of the 0xfc prefix that wazero lowers to loops.
+const (
+	miscMemoryFill = 11
+	miscTableFill  = 17
+)
+
 // shape is how the immediates of an opcode are laid out, where a table can
 // say it.
 type shape uint8

@@ -13,26 +13,30 @@ import (
 // predecessor of a block after comparing it with every one already there;
 // its dominator, loop and loop-nesting passes walk up the dominator tree
 // from every block and edge; every instruction may look for the value of a
-// local, a global or the memory's base back along the chain of blocks that
-// have a single predecessor, and a local's reaching a join makes a
-// parameter for it there, whose redundancy a pass then checks, for every
-// parameter, against all the others, once per loop level; every branch
-// copies the values its target block takes; every call reloads every
-// mutable global; and every block hands the bounds checks it has seen, one
-// per address, to the blocks after it. For the module, every function's
-// compilation starts by going through all its types, globals and imports,
-// and every call of an import searches the imports.
+// global or the memory's base back along the chain of blocks that have a
+// single predecessor; a read of a local looks for its value back through
+// the blocks before it, making a parameter for it at the joins where the
+// answers differ, and a pass then checks every parameter against every
+// predecessor's arguments, all of them, once per loop level, resolving the
+// aliases the lookups left; every branch copies the values its target
+// block takes; every call reloads every mutable global; and every block
+// hands the bounds checks it has seen, one per address, to the blocks after
+// it. For the module, every function's compilation starts by going through
+// all its types, globals and imports, and every call of an import searches
+// the imports.
 //
 // Instrument, which reads every instruction anyway, follows the blocks
 // wazero's frontend makes of each function and counts the steps of each of
-// those: exactly, or from above where they depend on what only the compiler
-// knows (a block is no deeper in the dominator tree than one below any of
-// its predecessors). Each kind of step is weighted by its cost, about a
-// nanosecond a unit, and a module whose steps add up to more than
-// CompileWorkPerByte per byte of the module, plus CompileWorkBase, is
-// refused. The code toolchains write stays far below that, and what a
-// module can make wazero do stays linear in its size. cost_flow.go follows
-// the blocks.
+// those: exactly where it can, as for the lookups of locals, which it
+// follows as the builder does (cost_lookup.go), or from above where they
+// depend on what only the compiler knows (a block is no deeper in the
+// dominator tree than one below any of its predecessors; a parameter is
+// checked against every predecessor, in as many passes as loops nest).
+// Each kind of step is weighted by its cost, about a nanosecond a unit,
+// and a module whose steps add up to more than CompileWorkPerByte per byte
+// of the module, plus CompileWorkBase, is refused. The code toolchains
+// write stays far below that, and what a module can make wazero do stays
+// linear in its size. cost_flow.go follows the blocks.
 
 // Limits of the work Instrument lets a module cost wazero's compiler, in
 // weighted steps (about nanoseconds).
@@ -55,8 +59,8 @@ const (
 	costLabels                     // a block a branch leaves
 	costDominators                 // a step up the dominator tree
 	costWalks                      // a step back along a chain of blocks
-	costJoins                      // a local looked for through a predecessor of a join
-	costParams                     // a parameter for a local checked against another
+	costJoins                      // a lookup of a local, at a block that answers or a join
+	costParams                     // an argument resolved for a parameter for a local
 	costArgs                       // a value a branch passes, or a parameter for it
 	costReloads                    // a global or the memory reloaded after a call
 	costBounds                     // a known bounds check passed on to the next block
@@ -65,7 +69,7 @@ const (
 )
 
 var costWeights = [numCostKinds]uint64{
-	costPreds: 1, costLabels: 3, costDominators: 12, costWalks: 4, costJoins: 256, costParams: 1,
+	costPreds: 1, costLabels: 3, costDominators: 12, costWalks: 4, costJoins: 32, costParams: 3,
 	costArgs: 1, costReloads: 384, costBounds: 256, costModule: 8,
 }
 
@@ -95,21 +99,15 @@ type costModel struct {
 	unreachable      bool
 	unreachableDepth uint32
 	variables        uint64
-	// joined is how many predecessors the joins entered so far have, in
-	// all: a read of a local visits each predecessor of each join since it
-	// was last read.
-	joined uint64
-	// vars is the state of each local, and read lists the locals the
-	// function reads.
+	// vars is the state of each local.
 	vars []cvar
-	read []uint32
-	// outerLoop is the outermost loop open, an index of loopEnds, or -1;
-	// loopEnds is joined when each outermost loop ended.
-	outerLoop int32
-	loopEnds  []uint64
-	// arityEdges is how many values the branches pass, arityEdges2 the sum
-	// of their squares.
-	arityEdges, arityEdges2 uint64
+	// edges are the branches between blocks, and events the reads and
+	// writes of locals, in order: what cost_lookup.go follows at the end.
+	edges  []cedge
+	events []cevent
+	lookup lookupScratch
+	// arityEdges is how many values the branches pass.
+	arityEdges uint64
 	// bounds is how many bounds checks the current block knows of; epoch
 	// changes at every join, where locals may take new values.
 	bounds uint32
@@ -123,10 +121,15 @@ type costModel struct {
 // costShape is what the error names of a function: its steps, and the
 // structures that make them.
 type costShape struct {
-	fn                            uint32
-	fnSteps                       [numCostKinds]uint64
-	joins, maxLoops, maxPreds     uint32
-	maxChain, maxDepth, readCount uint32
+	fn                        uint32
+	fnSteps                   [numCostKinds]uint64
+	joins, maxLoops, maxPreds uint32
+	maxChain, maxDepth        uint32
+	// lookupJoins is the most joins the lookups of one local pass;
+	// lookupBlock the parameters for locals of the block whose parameters
+	// are checked the most, and lookupPreds its predecessors.
+	lookupJoins              uint64
+	lookupBlock, lookupPreds uint32
 }
 
 // begin starts following function fn, which has that many parameters and
@@ -138,11 +141,8 @@ func (c *costModel) begin(fn uint32, variables uint64, results uint32) {
 	c.cur, c.chain = 0, 0
 	c.unreachable, c.unreachableDepth = false, 0
 	c.variables = variables
-	c.joined = 0
-	c.read = c.read[:0]
-	c.outerLoop = -1
-	c.loopEnds = c.loopEnds[:0]
-	c.arityEdges, c.arityEdges2 = 0, 0
+	c.edges, c.events = c.edges[:0], c.events[:0]
+	c.arityEdges = 0
 	c.bounds = 0
 	c.epoch++
 	c.prevLocal, c.prev2Local = -1, -1
@@ -161,23 +161,31 @@ func (c *costModel) checkpoint() {
 
 // end ends the function and adds its steps to the module's.
 func (c *costModel) end() {
-	for _, i := range c.read {
-		if v := c.vars[i]; v.loop >= 0 && c.loopEnds[v.loop] > v.joined {
-			c.fnSteps[costJoins] += c.loopEnds[v.loop] - v.joined
-			c.vars[i].joined = c.loopEnds[v.loop]
-		}
-	}
-	// The parameters of a block are checked against each other, for each
-	// predecessor, in about as many passes as there are loop levels; and
-	// the dominator tree is walked as often. A branch copies the values it
-	// passes, at about 8 steps a value.
+	c.lookups()
+	// Each argument the check pass reads is resolved with all the others
+	// its branch passes. It passes as many times as loops nest, plus one
+	// to find nothing more (a parameter found redundant makes another so
+	// in a later pass only through a loop's edge back). The parameters for
+	// values the branches pass are read to the last predecessor in every
+	// pass, and the dominator tree is walked as often. A branch copies the
+	// values it passes, at about 8 steps a value.
 	loops := uint64(c.maxLoops) + 1
-	read := uint64(len(c.read))
-	c.fnSteps[costParams] = mulSat(mulSat(c.fnSteps[costJoins], read), loops)
-	args := addSat(c.arityEdges2, mulSat(c.arityEdges, read))
-	c.fnSteps[costArgs] = addSat(mulSat(args, loops), 8*c.arityEdges)
+	var worst uint64
+	var checks uint64
+	for i := range c.blocks {
+		b := &c.blocks[i]
+		if n := uint64(b.params) * uint64(b.preds); n > worst {
+			worst, c.lookupBlock, c.lookupPreds = n, b.params, b.preds
+		}
+		params := uint64(b.arity) + uint64(b.params)
+		scans := addSat(b.redundantScans, mulSat(b.survivorScans, loops+1))
+		checks = addSat(checks, mulSat(scans, params))
+		n := mulSat(uint64(b.preds), params)
+		c.fnSteps[costArgs] = addSat(c.fnSteps[costArgs], mulSat(n, uint64(b.arity)))
+	}
+	c.fnSteps[costParams] = addSat(c.fnSteps[costParams], checks)
+	c.fnSteps[costArgs] = addSat(mulSat(c.fnSteps[costArgs], loops), 8*c.arityEdges)
 	c.fnSteps[costDominators] = mulSat(c.fnSteps[costDominators], loops)
-	c.readCount = uint32(len(c.read))
 	for k, n := range c.fnSteps {
 		c.steps[k] = addSat(c.steps[k], n)
 		if n > c.worst[k].fnSteps[k] {
@@ -199,7 +207,8 @@ func (c costShape) describe(k costKind, reloads uint64) string {
 	case costWalks:
 		return fmt.Sprintf("up to %d branches follow each other without a join", c.maxChain)
 	case costJoins, costParams:
-		return fmt.Sprintf("%d locals read meet at %d joins, in %d levels of loops", c.readCount, c.joins, c.maxLoops)
+		return fmt.Sprintf("a local's lookups pass up to %d joins, and a block of %d predecessors takes %d parameters for locals, in %d levels of loops",
+			c.lookupJoins, c.lookupPreds, c.lookupBlock, c.maxLoops)
 	case costArgs:
 		return "branches pass many values to blocks"
 	case costReloads:
@@ -224,7 +233,7 @@ func (c *costModel) check(size, types, globals, imports, funcs uint64) error {
 			largest, worst = w, costKind(k)
 		}
 	}
-	limit := addSat(mulSat(size, CompileWorkPerByte), CompileWorkBase)
+	limit := compileLimit(size)
 	c.total, c.limit = total, limit
 	if total <= limit {
 		return nil
@@ -237,6 +246,21 @@ func (c *costModel) check(size, types, globals, imports, funcs uint64) error {
 	}
 	return fmt.Errorf("%w: an estimated %d steps of the compiler, over the limit of %d (%d a byte plus %d); most of them %s",
 		ErrCompileCost, total, limit, CompileWorkPerByte, CompileWorkBase, where)
+}
+
+// over reports whether the steps counted so far, the function's included,
+// are over the limit.
+func (c *costModel) over() bool {
+	var total uint64
+	for k := range c.steps {
+		total = addSat(total, mulSat(addSat(c.steps[k], c.fnSteps[k]), costWeights[k]))
+	}
+	return total > c.limit
+}
+
+// compileLimit is the work a module of size bytes may cost.
+func compileLimit(size uint64) uint64 {
+	return addSat(mulSat(size, CompileWorkPerByte), CompileWorkBase)
 }
 
 func mulSat(a, b uint64) uint64 {

@@ -10,14 +10,35 @@ type cblock struct {
 	// number of blocks with a single predecessor before it, preds counts
 	// its predecessors.
 	depth, chain, preds uint32
-	// header marks a loop header, whose depth and chain are those it was
-	// entered with: the edges that come back to it later change neither.
-	header bool
 	// bounds is how many bounds checks the block knows of at its end,
 	// boundsIn how many it inherits (at most those of any predecessor), and
 	// boundsSum how many its predecessors pass on to it in all.
 	bounds, boundsIn uint32
 	boundsSum        uint64
+	// arity is how many values a branch to the block passes.
+	arity uint32
+	// lookups counts the locals looked up through the block, and params
+	// the parameters it takes for them, once cost_lookup.go has followed
+	// them; the check pass reads redundantScans arguments of the
+	// parameters it removes at once, and survivorScans of the others in
+	// every pass.
+	lookups, params               uint32
+	redundantScans, survivorScans uint64
+	// header marks a loop header, whose depth and chain are those it was
+	// entered with: the edges that come back to it later change neither.
+	// It is sealed, its predecessors all known, from event sealAt on.
+	header bool
+	sealAt uint32
+}
+
+// cedge is a branch from block from to block to.
+type cedge struct{ from, to int32 }
+
+// cevent is a read or a write of a local, in the block it happens in.
+type cevent struct {
+	local uint32
+	block int32
+	set   bool
 }
 
 // cframe is a block, loop or if of the function, or the function itself.
@@ -37,15 +58,9 @@ type cframe struct {
 // cvar is the state of one local of the function followed.
 type cvar struct {
 	gen uint32 // the function's, when the rest is
-	// joined was costModel.joined when the local was last read; loop is
-	// the outermost loop it was read in then (an index of
-	// costModel.loopEnds), or -1.
-	joined uint64
-	loop   int32
 	// epoch is costModel.epoch when the local's value was last used as an
 	// address, or 0 if it was set since.
 	epoch uint64
-	read  bool // listed in costModel.read
 }
 
 // newBlock adds a block with no predecessor yet.
@@ -60,11 +75,19 @@ func (c *costModel) edge(a, b int32, arity uint32) {
 	if a == c.cur {
 		from.bounds = c.bounds
 	}
+	c.link(from, a, b, arity)
+}
+
+// link adds a branch from block from to block b passing arity values; a is
+// the block the lookups of locals go to from b along it, ^a if they go
+// through a trampoline first.
+func (c *costModel) link(from cblock, a, b int32, arity uint32) {
 	to := &c.blocks[b]
 	c.fnSteps[costPreds] += uint64(to.preds) // wazero's addPred compares with each
 	c.fnSteps[costDominators] += uint64(from.depth)
 	c.arityEdges += uint64(arity)
-	c.arityEdges2 += uint64(arity) * uint64(arity)
+	c.edges = append(c.edges, cedge{a, b})
+	to.arity = arity
 	to.preds++
 	c.maxPreds = max(c.maxPreds, to.preds)
 	to.boundsSum += uint64(from.bounds)
@@ -74,8 +97,7 @@ func (c *costModel) edge(a, b int32, arity uint32) {
 		to.boundsIn = min(to.boundsIn, from.bounds)
 	}
 	if to.header {
-		c.joined++ // a loop's edge back, or the return block's
-		return
+		return // a loop's edge back, or the return block's
 	}
 	if to.preds == 1 {
 		to.depth, to.chain = from.depth+1, from.chain+1
@@ -99,7 +121,6 @@ func (c *costModel) enter(b int32) {
 	}
 	if blk.preds > 1 || blk.header {
 		c.joins++
-		c.joined += uint64(blk.preds)
 		c.epoch++
 	}
 	// The block's depth and chain are final now: count its own steps up
@@ -135,6 +156,7 @@ const (
 	classLoad
 	classStore
 	classCall
+	classMisc
 	classSIMD
 	classControl
 )
@@ -152,6 +174,7 @@ var costClasses = func() (t [256]uint8) {
 		}
 	}
 	t[opCall], t[opCallIndir] = classCall, classCall
+	t[opPrefixMisc] = classMisc
 	t[opPrefixSIMD] = classSIMD
 	for _, op := range []byte{opUnreachable, opBlock, opLoop, opIf, opElse, opEnd, opBr, opBrIf, opBrTable, opReturn} {
 		t[op] = classControl
@@ -191,13 +214,19 @@ func (c *costModel) instruction(op byte, imm []byte) {
 	case classLocalGet:
 		r := reader{b: imm, end: len(imm)}
 		if i, _ := r.u32(); uint64(i) < c.variables {
-			c.readLocal(i)
+			c.events = append(c.events, cevent{local: i, block: c.cur})
 			c.prevLocal = int64(i)
 		}
 	case classLocalSet:
 		r := reader{b: imm, end: len(imm)}
 		if i, _ := r.u32(); uint64(i) < c.variables {
+			c.events = append(c.events, cevent{local: i, block: c.cur, set: true})
 			c.local(i).epoch = 0
+		}
+	case classMisc:
+		r := reader{b: imm, end: len(imm)}
+		if sub, _ := r.u32(); sub == miscMemoryFill || sub == miscTableFill {
+			c.fillLoop()
 		}
 	case classLoad:
 		c.address(prevLocal)
@@ -285,15 +314,11 @@ func (c *costModel) open(op byte, a arity) {
 	f.target = f.follow
 	switch op {
 	case opLoop:
-		if f.loops == 0 {
-			c.outerLoop = int32(len(c.loopEnds))
-			c.loopEnds = append(c.loopEnds, 0)
-		}
 		f.loops++
 		c.maxLoops = max(c.maxLoops, f.loops)
 		f.target, f.arity = c.newBlock(), a.params
 		header := &c.blocks[f.target]
-		header.header = true
+		header.header, header.sealAt = true, 1<<32-1
 		header.depth, header.chain = c.blocks[c.cur].depth+1, c.blocks[c.cur].chain+1
 		c.edge(c.cur, f.target, a.params)
 		c.frames = append(c.frames, f)
@@ -320,11 +345,8 @@ func (c *costModel) close() {
 	if f.op == opIf && !f.hasElse {
 		c.edge(f.els, f.follow, f.arity)
 	}
-	if f.op == opLoop && f.loops == 1 {
-		// Sealing the loop's header looks for the values of the locals
-		// read in the loop back through its edges back.
-		c.loopEnds[c.outerLoop] = c.joined
-		c.outerLoop = -1
+	if f.op == opLoop {
+		c.blocks[f.target].sealAt = uint32(len(c.events))
 	}
 	if f.op != opEnd {
 		c.enter(f.follow)
@@ -332,21 +354,25 @@ func (c *costModel) close() {
 }
 
 // brTable follows a br_table, whose labels r holds. It branches through a
-// block of its own for each label, unless it has only a default.
+// block of its own for each label, unless it has only a default: a
+// trampoline, of a single predecessor and never entered, which lookups
+// pass straight through.
 func (c *costModel) brTable(r reader) {
 	n, _ := r.u32()
-	from := c.cur
+	from := c.blocks[c.cur]
+	from.bounds = c.bounds
 	for i := uint32(0); i <= n; i++ {
 		l, _ := r.u32()
 		if n == 0 {
-			c.branch(from, l)
+			c.branch(c.cur, l)
 			break
 		}
 		if f := c.target(l); f != nil {
-			trampoline := c.newBlock()
-			c.edge(from, trampoline, 0)
-			c.edge(trampoline, f.target, f.arity)
-			c.fnSteps[costDominators] += 2 * uint64(c.blocks[trampoline].depth)
+			c.fnSteps[costDominators] += uint64(from.depth)
+			c.maxPreds = max(c.maxPreds, 1)
+			trampoline := cblock{depth: from.depth + 1, chain: from.chain + 1}
+			c.link(trampoline, ^c.cur, f.target, f.arity)
+			c.fnSteps[costDominators] += 2 * uint64(trampoline.depth)
 		}
 	}
 	c.unreachable = true
@@ -359,22 +385,29 @@ func (c *costModel) local(i uint32) *cvar {
 	}
 	v := &c.vars[i]
 	if v.gen != c.fn+1 {
-		*v = cvar{gen: c.fn + 1, loop: -1}
+		*v = cvar{gen: c.fn + 1}
 	}
 	return v
 }
 
-// readLocal follows a read of local i: wazero looks for its value back
-// through the predecessors of every join since it last did, making a
-// parameter for it at each.
-func (c *costModel) readLocal(i uint32) {
-	v := c.local(i)
-	if !v.read {
-		v.read = true
-		c.read = append(c.read, i)
-	}
-	c.fnSteps[costJoins] += c.joined - v.joined
-	v.joined, v.loop = c.joined, c.outerLoop
+// fillLoop follows a memory.fill or a table.fill, which wazero lowers to
+// a loop of its own: a block before it, its header, which branches back
+// to itself, and the block after it, which the code before also branches
+// to when there is nothing to fill.
+func (c *costModel) fillLoop() {
+	before, header, after := c.newBlock(), c.newBlock(), c.newBlock()
+	c.edge(c.cur, after, 0)
+	c.edge(c.cur, before, 0)
+	c.enter(before)
+	h := &c.blocks[header]
+	h.header, h.sealAt = true, uint32(len(c.events))
+	h.depth, h.chain = c.blocks[before].depth+1, c.blocks[before].chain+1
+	c.maxLoops = max(c.maxLoops, c.frames[len(c.frames)-1].loops+1)
+	c.edge(before, header, 0)
+	c.enter(header)
+	c.edge(header, header, 0)
+	c.edge(header, after, 0)
+	c.enter(after)
 }
 
 // address follows a memory access whose address is the value of local i,

@@ -2,6 +2,7 @@ package bounds_test
 
 import (
 	"bytes"
+	_ "embed"
 	"errors"
 	"strings"
 	"testing"
@@ -50,6 +51,9 @@ func TestInstrumentRefusesCostlyModules(t *testing.T) {
 		call    = 0x10
 		drop    = 0x1a
 		get     = 0x20
+		set     = 0x21
+		add     = 0x6a
+		br      = 0x0c
 		iconst  = 0x41
 		load    = 0x28
 		empty   = 0x40
@@ -88,8 +92,34 @@ func TestInstrumentRefusesCostlyModules(t *testing.T) {
 		oneFunc(cat(decl(1), []byte{block, empty}, rep([]byte{iconst, 1, brIf, 0}, 5000), rep([]byte{get, 0, drop}, 100000), []byte{end, end})),
 	}, {
 		"locals read across joins",
-		"where 3000 locals read meet at 3001 joins",
-		oneFunc(cat(decl(3000), rep([]byte{iconst, 0, ifOp, empty, end}, 3000), readAll(3000), []byte{end})),
+		"where a local's lookups pass up to 501 joins",
+		oneFunc(cat(decl(5000), rep([]byte{iconst, 0, ifOp, empty, end}, 500), readAll(5000), []byte{end})),
+	}, {
+		// Each case of the br_table sets a local of its own and branches
+		// back to the loop: its header takes a parameter for every local
+		// from every case.
+		"locals of a loop's every predecessor",
+		"a block of 701 predecessors takes 701 parameters for locals",
+		oneFunc(cat(decl(701), []byte{loop, empty, block, empty}, rep([]byte{block, empty}, 700),
+			[]byte{get, 0, brTable}, uleb(700), func() []byte {
+				var b []byte
+				for i := range 701 {
+					b = append(b, uleb(uint64(i))...)
+				}
+				b = append(b, end)
+				for i := range 700 {
+					b = cat(b, []byte{get}, uleb(uint64(i+1)), []byte{get, 0, add, set}, uleb(uint64(i+1)),
+						[]byte{br}, uleb(uint64(700-i)), []byte{end})
+				}
+				return b
+			}(), []byte{end}, readAll(701), []byte{end})),
+	}, {
+		// wazero lowers memory.fill to a loop of its own, whose header
+		// takes a parameter for every local read after it.
+		"locals read after memory.fill loops",
+		"where a local's lookups pass up to 801 joins",
+		funcs([][]byte{section(5, uleb(1), []byte{0, 1})}, cat(decl(1500),
+			rep([]byte{iconst, 0, iconst, 0, iconst, 0, 0xfc, 11, 0}, 400), readAll(1500), []byte{end})),
 	}, {
 		"values passed to a block by a br_table",
 		"where branches pass many values to blocks",
@@ -165,5 +195,30 @@ func TestCompileCostOfBuiltGuests(t *testing.T) {
 		} else if work > limit/4 {
 			t.Errorf("%s: compiling it costs %d, over a quarter of its limit of %d", name, work, limit)
 		}
+	}
+}
+
+//go:generate ../../../../../scripts/wat2wasm-testdata.sh testdata
+
+//go:embed testdata/switch.wasm
+var switchInLoop []byte
+
+// Modules that compile in milliseconds, whatever structures they repeat,
+// are not refused.
+func TestCompileCostOfCheapModules(t *testing.T) {
+	tests := []struct {
+		name string
+		wasm []byte
+	}{
+		// A local of each case, set before it is read: a read goes back
+		// no further than the case's own blocks.
+		{"switch in a loop", switchInLoop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := bounds.Instrument(tt.wasm); err != nil {
+				t.Errorf("Instrument = %v", err)
+			}
+		})
 	}
 }

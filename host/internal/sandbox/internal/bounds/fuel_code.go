@@ -75,6 +75,7 @@ func (in *instrumenter) appendCode(out []byte, s section) ([]byte, error) {
 	}
 	c := newCheckpoint(in.importedGlobals+in.globals, in.importedFuncs)
 	in.cost.importedFuncs, in.cost.types = in.importedFuncs, in.typeArity
+	in.cost.limit = compileLimit(uint64(len(in.wasm)))
 	// After a call, wazero reloads every mutable global, the fuel's too,
 	// and the memory's base and size.
 	in.cost.reloads = uint64(in.mutableGlobals) + 1
