@@ -47,7 +47,8 @@ GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -name '*.go' -not -n
 
 # The end-to-end tests use these artifacts rather than building their own.
 E2E_ENV := WASMCP_BIN=$(abspath $(BIN)) WASMCP_PLUGINS=$(abspath $(PLUGINS_DIR)) \
-	WASMCP_EXAMPLES=$(abspath $(GUEST_EXAMPLES_DIR)) WASMCP_EXTISM=$(abspath $(EXTISM_DIR))
+	WASMCP_EXAMPLES=$(abspath $(GUEST_EXAMPLES_DIR)) WASMCP_EXTISM=$(abspath $(EXTISM_DIR)) \
+	WASMCP_CORPUS=$(CORPUS_DIRS)
 # CI reruns every test rather than trusting the test cache of the machine.
 TEST_FLAGS ?= $(if $(filter true,$(CI)),-count=1)
 
@@ -58,6 +59,7 @@ all: build plugins
 help:
 	@echo "make build    build $(BIN)"
 	@echo "make plugins  build every guest module (Go: plugins/, examples/go/; others: mk/*.mk) into $(PLUGINS_DIR)/"
+	@echo "make corpus   the modules the compile-cost estimate is tested against (mk/test-corpus.mk; part of make test)"
 	@echo "             (and the Extism plugins of examples/extism into $(EXTISM_DIR)/)"
 	@echo "make run      build both and serve $(PLUGINS_DIR) over Streamable HTTP at http://$(RUN_ADDR)/mcp"
 	@echo "             (RUN_CONFIG=policy.json: with that policy, e.g. the origins fetch may reach)"
