@@ -4,6 +4,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/kernel"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/vmem"
 )
 
 // limitedMemory backs one instance's linear memory and enforces its share
@@ -14,16 +15,11 @@ import (
 // with certainty, rather than guessed from how full the memory is. Go, Rust
 // and WAT guests all trap (unreachable) when a grow fails.
 //
-// The memory never moves once allocated: where the platform allows
-// (memory_unix.go), the limit is reserved as address space when the
-// instance is created, pages are made usable as the memory grows, and the
-// whole is returned to the system when the instance is closed. A memory
-// that moved as it grew would leave a copy behind at every step, which the
-// process holds until the garbage collector and the runtime's scavenger
-// have returned it: several times the memory itself, for every instance.
+// The memory is a vmem.Region of the limit's size: it never moves, and it
+// is returned to the system when the instance is closed.
 type limitedMemory struct {
-	buf   []byte
-	limit uint64 // bytes
+	region vmem.Region
+	limit  uint64 // bytes
 	// kernel is an Extism instance's kernel memory, whose bytes count
 	// against limit too; nil for a wasmcp instance.
 	kernel *kernel.Memory
@@ -32,10 +28,6 @@ type limitedMemory struct {
 	// refused is set when a grow was refused during the current call. Only
 	// the goroutine running the guest touches it.
 	refused bool
-	// region is the reservation of memory_unix.go, and moves whether the
-	// memory is a Go slice that moves as it grows instead.
-	region []byte
-	moves  bool
 }
 
 var _ experimental.LinearMemory = (*limitedMemory)(nil)
@@ -48,22 +40,19 @@ func (l *limitedMemory) Reallocate(size uint64) []byte {
 	}
 	// The first call, for the memory's minimum, never fails for our limit:
 	// checkExports refused modules whose minimum exceeds it.
-	buf, ok := l.grow(size)
+	buf, ok := l.region.Grow(size, l.limit)
 	if !ok {
 		l.refused = true
 		return nil
 	}
-	l.buf, l.size = buf, size
+	l.size = size
 	return buf
 }
 
 // pages is the current size of the memory in pages.
 func (l *limitedMemory) pages() uint64 { return l.size / pageSize }
 
-// growSlice returns the memory grown to size bytes as wazero's own memory
-// grows, moving it.
-func (l *limitedMemory) growSlice(size uint64) []byte {
-	// The compiler turns this append of make into one growslice and a
-	// clear, without a temporary slice.
-	return append(l.buf, make([]byte, size-uint64(len(l.buf)))...)
-}
+// Free implements experimental.LinearMemory: the memory is returned to the
+// system at once. wazero calls Free when it closes the instance, after
+// which neither it nor the host reads the memory.
+func (l *limitedMemory) Free() { l.region.Free() }
