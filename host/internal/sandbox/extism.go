@@ -109,7 +109,8 @@ type extismState struct {
 	httpStatus  int32
 	httpHeaders []byte
 	fns         map[string]api.Function
-	// work is the kernel memory allocated since the last checkpoint.
+	// work is the kernel memory allocated or moved since the last
+	// checkpoint.
 	work uint64
 }
 
@@ -219,28 +220,33 @@ func (in *instance) kinput(fn string, off, n uint64) uint64 {
 	return v
 }
 
-// workBytes is how much kernel memory may be allocated between two
-// checkpoints of the call. The guest's fuel pays a few instructions for an
-// alloc whatever its size, so a loop of large allocs would run long past
-// its deadline on fuel alone.
+// workBytes is how many bytes of kernel memory may be allocated, or moved
+// to make room, between two checkpoints of the call. The guest's fuel pays
+// a few instructions for an alloc whatever its size, so a loop of large
+// allocs would run long past its deadline on fuel alone.
 const workBytes = 1 << 20
 
 // kalloc allocates n bytes of kernel memory, which count against the
 // memory limit with the linear memory: past it, the call fails with
 // ErrMemory.
 func (in *instance) kalloc(ctx context.Context, fn string, n uint64) uint64 {
-	if in.ext.work += n; in.ext.work >= workBytes {
-		in.ext.work = 0
-		in.checkpoint(ctx)
-	}
 	l := in.memory
 	used := l.size + in.ext.mem.Bytes()
-	if n > l.limit || used+kernel.Cost(n) > l.limit {
-		l.refused = true
-		panic(&callError{ErrMemory, nil, fmt.Sprintf("exceeded memory limit of %s: %s.%s(%d) with %s of kernel memory and %s of linear memory in use",
-			in.module.limitString(), ExtismModule, fn, n, formatBytes(in.ext.mem.Bytes()), formatBytes(l.size))})
+	var err error
+	if n <= l.limit && used+kernel.Cost(n) <= l.limit {
+		var off, moved uint64
+		if off, moved, err = in.ext.mem.Alloc(n, l.limit-l.size); err == nil {
+			if in.ext.work += n + moved; in.ext.work >= workBytes {
+				in.ext.work = 0
+				in.checkpoint(ctx)
+			}
+			return off
+		}
 	}
-	return in.ext.mem.Alloc(n)
+	l.refused = true
+	msg := fmt.Sprintf("exceeded memory limit of %s: %s.%s(%d) with %s of kernel memory and %s of linear memory in use",
+		in.module.limitString(), ExtismModule, fn, n, formatBytes(in.ext.mem.Bytes()), formatBytes(l.size))
+	panic(&callError{ErrMemory, err, msg})
 }
 
 // kbytes allocates a block holding a copy of p, 0 for nil.
@@ -258,7 +264,7 @@ func (in *instance) kbytes(ctx context.Context, fn string, p []byte) uint64 {
 
 // kblock returns the block at p, which the guest passed as an argument of
 // fn, and frees it: Extism's host functions take ownership of their
-// arguments. The bytes stay valid until the call ends.
+// arguments. The bytes stay valid until the next allocation.
 func (in *instance) kblock(fn, what string, p uint64) []byte {
 	b, ok := in.ext.mem.Block(p)
 	if !ok {

@@ -16,7 +16,8 @@ import (
 // and WAT guests all trap (unreachable) when a grow fails.
 //
 // The memory is a vmem.Region of the limit's size: it never moves, and it
-// is returned to the system when the instance is closed.
+// is returned to the system when the instance is closed, with the kernel
+// memory of an Extism instance.
 type limitedMemory struct {
 	region vmem.Region
 	limit  uint64 // bytes
@@ -46,13 +47,20 @@ func (l *limitedMemory) Reallocate(size uint64) []byte {
 		return nil
 	}
 	l.size = size
+	// What the kernel freed but still holds goes back to the system
+	// before the linear memory takes its place.
+	l.kernel.Trim(l.limit - size)
 	return buf
 }
 
 // pages is the current size of the memory in pages.
 func (l *limitedMemory) pages() uint64 { return l.size / pageSize }
 
-// Free implements experimental.LinearMemory: the memory is returned to the
-// system at once. wazero calls Free when it closes the instance, after
-// which neither it nor the host reads the memory.
-func (l *limitedMemory) Free() { l.region.Free() }
+// Free implements experimental.LinearMemory: the memory, and the kernel
+// memory with it, is returned to the system at once. wazero calls Free
+// when it closes the instance, after which neither it nor the host reads
+// the memory.
+func (l *limitedMemory) Free() {
+	l.region.Free()
+	l.kernel.Release()
+}

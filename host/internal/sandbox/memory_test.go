@@ -147,16 +147,29 @@ func instancesMemory(t *testing.T, m *sandbox.Module, n int) uint64 {
 	runtime.GC()
 	debug.FreeOSMemory()
 	before := rss(t)
+	return heldRSS(t, n, func(hooks *sandbox.CallHooks) error {
+		out, err := m.Call(testContext(t), "fill", []byte(`{}`), hooks)
+		if err == nil && string(out) != "{}" {
+			err = errors.New("call returned " + strconv.Quote(string(out)))
+		}
+		return err
+	}) - before
+}
+
+// heldRSS runs call n times at once and returns the process's resident set
+// while each was held in its first log line: calls that log once they have
+// filled their memory.
+func heldRSS(t *testing.T, n int, call func(*sandbox.CallHooks) error) uint64 {
 	var (
 		filled  sync.WaitGroup
 		release = make(chan struct{})
-		grew    uint64
+		held    uint64
 		wg      sync.WaitGroup
 	)
 	filled.Add(n)
 	go func() {
 		filled.Wait()
-		grew = rss(t) - before
+		held = rss(t)
 		close(release)
 	}()
 	hooks := &sandbox.CallHooks{Log: func(abi.LogLevel, string) {
@@ -168,11 +181,7 @@ func instancesMemory(t *testing.T, m *sandbox.Module, n int) uint64 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := m.Call(testContext(t), "fill", []byte(`{}`), hooks)
-			if err == nil && string(out) != "{}" {
-				err = errors.New("call returned " + strconv.Quote(string(out)))
-			}
-			errs <- err
+			errs <- call(hooks)
 		}()
 	}
 	wg.Wait()
@@ -182,7 +191,7 @@ func instancesMemory(t *testing.T, m *sandbox.Module, n int) uint64 {
 			t.Fatal(err)
 		}
 	}
-	return grew
+	return held
 }
 
 // compileBytes compiles wasm as a module named name, closed with the test.

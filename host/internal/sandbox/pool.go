@@ -119,7 +119,7 @@ func (m *Module) instantiate(ctx context.Context) (*instance, error) {
 	cfg, client := m.moduleConfigNow()
 	in := &instance{module: m, net: client}
 	if m.info.Kind == KindExtism {
-		in.ext = &extismState{mem: kernel.New(), fns: map[string]api.Function{}}
+		in.ext = &extismState{mem: kernel.New(m.memoryLimit()), fns: map[string]api.Function{}}
 	}
 	ctx = experimental.WithMemoryAllocator(withInstance(ctx, in), experimental.MemoryAllocatorFunc(
 		func(_, _ uint64) experimental.LinearMemory {

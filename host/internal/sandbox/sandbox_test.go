@@ -438,4 +438,4 @@ func benchmarkCompile(b *testing.B, opts sandbox.Options) {
 	}
 }
 
-//go:generate ../../../scripts/wat2wasm-testdata.sh testdata
+//go:generate ../../../scripts/wat2wasm-testdata.sh testdata testdata/extism

@@ -1,18 +1,45 @@
 package kernel
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
 )
 
+// testLimit is the limit of the memories of these tests.
+const testLimit = 1 << 20
+
+// alloc allocates n bytes within testLimit, failing t if it cannot.
+func alloc(t testing.TB, m *Memory, n uint64) uint64 {
+	t.Helper()
+	off, _, err := m.Alloc(n, testLimit)
+	if err != nil {
+		t.Fatalf("alloc(%d): %v", n, err)
+	}
+	return off
+}
+
+// allocBytes allocates a block holding a copy of p.
+func allocBytes(t testing.TB, m *Memory, p []byte) uint64 {
+	t.Helper()
+	off := alloc(t, m, uint64(len(p)))
+	r, err := m.Region(off, uint64(len(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(r, p)
+	return off
+}
+
 func TestAllocLoadStore(t *testing.T) {
-	m := New()
-	if m.Alloc(0) != 0 {
+	m := New(testLimit)
+	t.Cleanup(m.Release)
+	if alloc(t, m, 0) != 0 {
 		t.Fatal("alloc(0) must return 0")
 	}
-	a := m.Alloc(10)
-	b := m.Alloc(3)
+	a := alloc(t, m, 10)
+	b := alloc(t, m, 3)
 	if a == 0 || b <= a || m.Length(a) != 10 || m.Length(b) != 3 || m.Length(a+1) != 0 {
 		t.Fatalf("a=%d b=%d lengths %d %d", a, b, m.Length(a), m.Length(b))
 	}
@@ -50,8 +77,9 @@ func TestAllocLoadStore(t *testing.T) {
 }
 
 func TestInputOutputError(t *testing.T) {
-	m := New()
-	in := m.AllocBytes([]byte("hello"))
+	m := New(testLimit)
+	t.Cleanup(m.Release)
+	in := allocBytes(t, m, []byte("hello"))
 	if err := m.SetInput(in, 5); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +89,7 @@ func TestInputOutputError(t *testing.T) {
 	if _, err := m.LoadInput(0, 8); !errors.Is(err, ErrBounds) {
 		t.Fatalf("8 bytes of a 5-byte input: %v", err)
 	}
-	out := m.AllocBytes([]byte("result"))
+	out := allocBytes(t, m, []byte("result"))
 	if err := m.SetOutput(out, 7); !errors.Is(err, ErrBounds) {
 		t.Fatalf("output past its block: %v", err)
 	}
@@ -81,7 +109,7 @@ func TestInputOutputError(t *testing.T) {
 	if err := m.SetOutput(0, 0); err != nil || m.Bytes() != before-Cost(6) {
 		t.Fatalf("moving the output: bytes %d, want %d (%v)", m.Bytes(), before-Cost(6), err)
 	}
-	e := m.AllocBytes([]byte("boom"))
+	e := allocBytes(t, m, []byte("boom"))
 	if err := m.SetError(e); err != nil {
 		t.Fatal(err)
 	}
@@ -98,10 +126,11 @@ func TestInputOutputError(t *testing.T) {
 }
 
 func TestCompactKeepsLookups(t *testing.T) {
-	m := New()
+	m := New(testLimit)
+	t.Cleanup(m.Release)
 	var offs []uint64
 	for range 100 {
-		offs = append(offs, m.Alloc(16))
+		offs = append(offs, alloc(t, m, 16))
 	}
 	for i, p := range offs {
 		if i%3 != 0 {
@@ -119,13 +148,21 @@ func TestCompactKeepsLookups(t *testing.T) {
 	}
 }
 
-// Any sequence of operations with any offsets keeps the accounting exact
-// and never panics: the guest chooses every argument.
+// Any sequence of operations with any offsets keeps the accounting exact,
+// every live block's bytes what was stored in them, and what the memory
+// holds within the room it was given; it never panics: the guest chooses
+// every argument.
 func FuzzMemory(f *testing.F) {
 	f.Add([]byte{0, 10, 1, 3, 2, 0, 3, 9, 4, 1, 5, 2})
+	f.Add([]byte{0, 200, 0, 200, 0, 200, 1, 0, 0, 255, 6, 4, 1, 2, 0, 255, 0, 255, 8, 9})
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		m := New()
+		// A small room, so that allocations need the gaps freed blocks
+		// leave.
+		const room = 4096
+		m := New(room)
+		defer m.Release()
 		var live []uint64
+		want := map[uint64][]byte{} // the bytes of each live block
 		arg := func(i int) uint64 {
 			if i < len(ops) {
 				if len(live) > 0 && ops[i]&1 == 0 {
@@ -136,17 +173,32 @@ func FuzzMemory(f *testing.F) {
 			return 0
 		}
 		for i := 0; i+1 < len(ops); i += 2 {
-			switch ops[i] % 8 {
+			switch ops[i] % 9 {
 			case 0:
-				if off := m.Alloc(uint64(ops[i+1])); off != 0 {
+				n := uint64(ops[i+1]) * 3
+				off, _, err := m.Alloc(n, room)
+				if fits := m.Bytes()+Cost(n) <= room; err != nil && fits {
+					t.Fatalf("alloc(%d) with %d bytes in use: %v", n, m.Bytes(), err)
+				}
+				if off != 0 {
 					live = append(live, off)
+					want[off] = make([]byte, n)
 				}
 			case 1:
-				m.Free(arg(i + 1))
+				p := arg(i + 1)
+				m.Free(p)
+				delete(want, p)
 			case 2:
 				_, _ = m.Load(arg(i+1), 8)
 			case 3:
-				_ = m.Store(arg(i+1), 1, 0xff)
+				p, v := arg(i+1), ops[i+1]
+				if m.Store(p, 1, uint64(v)) == nil {
+					for start, b := range want {
+						if p >= start && p < start+uint64(len(b)) {
+							b[p-start] = v
+						}
+					}
+				}
 			case 4:
 				_ = m.SetOutput(arg(i+1), uint64(ops[i+1]%9))
 			case 5:
@@ -158,16 +210,27 @@ func FuzzMemory(f *testing.F) {
 			case 7:
 				m.Reset()
 				live = live[:0]
+				clear(want)
+			case 8:
+				m.Trim(uint64(ops[i+1]) * 16)
+			}
+			for start, b := range want {
+				if got, ok := m.Block(start); !ok || !bytes.Equal(got, b) {
+					t.Fatalf("block %d holds %v, want %v", start, got, b)
+				}
+			}
+			if got := m.top + uint64(len(m.blocks))*entrySize; got > room {
+				t.Fatalf("the blocks take %d bytes, over the room of %d", got, room)
 			}
 		}
-		want := m.held
-		for _, b := range m.blocks {
-			if !b.freed {
-				want += Cost(uint64(len(b.data)))
+		counted := m.held
+		for _, e := range m.blocks {
+			if !e.freed {
+				counted += Cost(e.len)
 			}
 		}
-		if m.Bytes() != want {
-			t.Fatalf("Bytes() = %d, the live blocks take %d", m.Bytes(), want)
+		if m.Bytes() != counted {
+			t.Fatalf("Bytes() = %d, the live blocks take %d", m.Bytes(), counted)
 		}
 	})
 }
@@ -175,8 +238,9 @@ func FuzzMemory(f *testing.F) {
 // Offsets and lengths at the edges of uint64, which the guest chooses, are
 // errors of ErrBounds, never a panic or a wrapped-around read.
 func TestExtremeArguments(t *testing.T) {
-	m := New()
-	a := m.Alloc(13)
+	m := New(testLimit)
+	t.Cleanup(m.Release)
+	a := alloc(t, m, 13)
 	if err := m.SetInput(a, 13); err != nil {
 		t.Fatal(err)
 	}
@@ -210,18 +274,101 @@ func TestExtremeArguments(t *testing.T) {
 	}
 }
 
-// Reset gives up the index of a call that allocated many blocks: the
-// instance is pooled, and the next call may allocate none.
-func TestResetDropsLargeIndex(t *testing.T) {
-	m := New()
-	for range 4 * keepBlocks {
-		m.Alloc(1)
+// A call that used more than keepBytes gives the memory back to the
+// system when it ends; a small one keeps its pages for the next call,
+// whose blocks are zeroed all the same.
+func TestResetReleases(t *testing.T) {
+	m := New(testLimit)
+	t.Cleanup(m.Release)
+	for range 4 * keepBytes / entrySize {
+		alloc(t, m, 1)
 	}
 	m.Reset()
-	if c := cap(m.blocks); c > keepBlocks {
-		t.Errorf("the index keeps room for %d blocks after Reset", c)
+	if m.buf != nil || m.blocks != nil {
+		t.Error("Reset kept the memory of a call that used more than keepBytes")
 	}
-	if a := m.Alloc(1); m.Length(a) != 1 {
-		t.Error("no allocation after Reset")
+	a := allocBytes(t, m, []byte("dirty"))
+	m.Reset()
+	if m.buf == nil {
+		t.Error("Reset gave up the memory of a small call")
+	}
+	a = alloc(t, m, 5)
+	if b, _ := m.Block(a); !bytes.Equal(b, make([]byte, 5)) {
+		t.Errorf("a block of the next call holds %q", b)
+	}
+}
+
+// An allocation that does not fit after the blocks closes the gaps freed
+// blocks left, moving the others, whose bytes, input and output stay
+// theirs; the bytes it reuses read as zero.
+func TestCompactMovesBlocks(t *testing.T) {
+	const room = 64 << 10
+	m := New(room)
+	t.Cleanup(m.Release)
+	allocIn := func(n uint64) (uint64, uint64) {
+		t.Helper()
+		if m.Bytes()+Cost(n) > room {
+			t.Fatalf("alloc(%d) is over the room", n)
+		}
+		off, moved, err := m.Alloc(n, room)
+		if err != nil {
+			t.Fatalf("alloc(%d): %v", n, err)
+		}
+		r, _ := m.Region(off, n)
+		if !bytes.Equal(r, make([]byte, n)) {
+			t.Fatalf("alloc(%d) is not zeroed", n)
+		}
+		return off, moved
+	}
+	a, _ := allocIn(20 << 10)
+	in, _ := allocIn(10 << 10)
+	b, _ := allocIn(20 << 10)
+	for _, p := range []uint64{a, in, b} {
+		r, _ := m.Region(p, m.Length(p))
+		for i := range r {
+			r[i] = byte(p + uint64(i))
+		}
+	}
+	if err := m.SetInput(in, 10<<10); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetOutput(b+5, 100); err != nil {
+		t.Fatal(err)
+	}
+	m.Free(a)
+	m.Free(b) // the output keeps its bytes
+	c, moved := allocIn(25 << 10)
+	if moved != (10<<10)+(20<<10) {
+		t.Errorf("moved %d bytes, want the input's and the output's", moved)
+	}
+	if v, err := m.LoadInput(7, 1); err != nil || v != uint64(byte(in+7)) {
+		t.Errorf("input[7] = %d, %v after the move", v, err)
+	}
+	if out, _ := m.Output(); len(out) != 100 || out[0] != byte(b+5) || out[99] != byte(b+104) {
+		t.Errorf("output moved wrong: %v", out[:min(len(out), 4)])
+	}
+	if m.Length(c) != 25<<10 {
+		t.Error("the new block is not there")
+	}
+}
+
+// Trim gives back to the system the pages of freed blocks, when the
+// memory holds more than the room left to it.
+func TestTrim(t *testing.T) {
+	m := New(testLimit)
+	t.Cleanup(m.Release)
+	a := alloc(t, m, 512<<10)
+	b := allocBytes(t, m, []byte("kept"))
+	m.Free(a)
+	m.Trim(testLimit) // within the room: nothing to do
+	if m.dirty < 512<<10 {
+		t.Fatal("Trim within the room released pages")
+	}
+	m.Trim(64 << 10)
+	if m.dirty > 64<<10 {
+		t.Skipf("this platform cannot release pages: %d bytes held", m.dirty)
+	}
+	if got, _ := m.Block(b); string(got) != "kept" {
+		t.Errorf("the live block holds %q after Trim", got)
 	}
 }
