@@ -1,6 +1,7 @@
 package host
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -23,11 +24,10 @@ const (
 // call, copies made on the way in and out; the collector would free them
 // only at its next cycle, which an idle server reaches after two minutes,
 // and the runtime returns freed memory gradually. So after every
-// reclaimEvery bytes it runs one full collection that returns all free
-// memory at once (debug.FreeOSMemory), reclaimDelay later.
+// reclaimEvery bytes it runs full collections that return all free memory
+// at once (reclaim), reclaimDelay later.
 type reclaimer struct {
-	// free and delay are debug.FreeOSMemory and reclaimDelay; tests
-	// replace them.
+	// free and delay are reclaim and reclaimDelay; tests replace them.
 	free  func()
 	delay time.Duration
 
@@ -37,7 +37,17 @@ type reclaimer struct {
 	stopped bool
 }
 
-func newReclaimer() *reclaimer { return &reclaimer{free: debug.FreeOSMemory, delay: reclaimDelay} }
+func newReclaimer() *reclaimer { return &reclaimer{free: reclaim, delay: reclaimDelay} }
+
+// reclaim returns all free memory to the system. It runs two collections:
+// what a sync.Pool holds survives one, and the buffers encoding/json pools
+// for its encoders (the transport encodes every result with them) have
+// grown to the largest result; the second, debug.FreeOSMemory's, frees
+// them and returns the memory.
+func reclaim() {
+	runtime.GC()
+	debug.FreeOSMemory()
+}
 
 // add counts n bytes through Call and schedules a reclaim when they add
 // up to reclaimEvery and none is pending.

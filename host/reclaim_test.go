@@ -1,6 +1,10 @@
 package host
 
 import (
+	"encoding/json"
+	"runtime"
+	"runtime/metrics"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +35,33 @@ func TestReclaimer(t *testing.T) {
 	case <-freed:
 		t.Error("reclaimed after stop")
 	default:
+	}
+}
+
+// A reclaim frees what encoding/json keeps in its pools after encoding a
+// large result, as a transport does for every call: buffers grown to the
+// result's size, which outlive one collection.
+func TestReclaimFreesPooledBuffers(t *testing.T) {
+	live := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	runtime.GC()
+	runtime.GC()
+	before := live()
+	const size = 16 << 20
+	encoded := func() int {
+		b, _ := json.Marshal(map[string]string{"text": strings.Repeat("x", size)})
+		return len(b)
+	}
+	if n := encoded(); n < size {
+		t.Fatalf("encoded %d bytes", n)
+	}
+	newReclaimer().free()
+	if after := live(); after > before+size/4 {
+		t.Errorf("after a reclaim the live heap is %d MiB larger than before encoding %d MiB",
+			(after-before)>>20, size>>20)
 	}
 }
 
