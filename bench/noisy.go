@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -25,10 +24,13 @@ const (
 	spinTolerance = 100 * time.Millisecond // how late a looping call may be stopped
 )
 
-// runNoisy measures the echo's p99 latency over HTTP, called at noisyRate,
-// with 2 × GOMAXPROCS calls of another plugin looping at their deadline ÷
-// the same with nothing else running, in one server. It also checks that no
-// echo call failed and that every looping call was stopped at its deadline.
+// runNoisy measures the echo's p99 latency over stdio, called at noisyRate
+// from a go-sdk client, with 2 × GOMAXPROCS calls of another plugin looping
+// at their deadline ÷ the same with nothing else running, in one server and
+// one session, as a client driving both tools would. Over stdio the idle
+// baseline is what a real client sees, with no HTTP stack of the bench's
+// own in it. It also checks that no echo call failed and that every looping
+// call was stopped at its deadline.
 func runNoisy(ctx context.Context, e *env) ([]row, error) {
 	spinners := 2 * runtime.NumCPU() // the server's GOMAXPROCS on this machine
 	window := time.Duration(e.size(4, 1)) * time.Second
@@ -47,19 +49,20 @@ func runNoisy(ctx context.Context, e *env) ([]row, error) {
 	if err := os.WriteFile(policy, fmt.Appendf(nil, `{"plugins":{"spinner":{"timeout":%q}}}`, spinTimeout), 0o644); err != nil {
 		return nil, err
 	}
-	r := row{name: fmt.Sprintf("noisy neighbour: echo p99 at %d calls/s with %d calls of another plugin looping to their %s deadline ÷ idle",
+	r := row{name: fmt.Sprintf("noisy neighbour: echo p99 at %d calls/s over stdio with %d calls of another plugin looping to their %s deadline ÷ idle",
 		noisyRate, spinners, spinTimeout), floor: atMost(3)}
 	late := row{name: fmt.Sprintf("the same: the looping calls' latest answer after their deadline ÷ %s", spinTolerance), floor: atMost(1)}
 	for i := range e.opts.reps {
-		s, err := startHTTP(ctx, func(addr string) (*exec.Cmd, error) {
-			return e.wasmcpCmd(fmt.Sprintf("noisy-%d", i), "serve", "-dir", dir, "-cache-dir", e.codeCache,
-				"-http", addr, "-rate", "0", "-config", policy)
-		})
+		cmd, err := e.wasmcpCmd(fmt.Sprintf("noisy-%d", i), "serve", "-dir", dir, "-cache-dir", e.codeCache, "-config", policy)
 		if err != nil {
 			return []row{r}, err
 		}
-		idle, noisy, over, err := noisyRep(ctx, s, spinners, window)
-		s.stop()
+		cs, err := connectStdio(ctx, cmd, nil)
+		if err != nil {
+			return []row{r}, err
+		}
+		idle, noisy, over, err := noisyRep(ctx, cs, spinners, window)
+		cs.Close()
 		if err != nil {
 			return []row{r, late}, err
 		}
@@ -74,19 +77,19 @@ func runNoisy(ctx context.Context, e *env) ([]row, error) {
 // how late after its deadline the latest looping call was answered. An echo
 // call that fails, or a looping one answered before its deadline or without
 // an error, fails it.
-func noisyRep(ctx context.Context, s *httpServer, spinners int, window time.Duration) (idle, noisy, over time.Duration, err error) {
-	if err := s.open(ctx, 1+spinners); err != nil {
+func noisyRep(ctx context.Context, cs *mcp.ClientSession, spinners int, window time.Duration) (idle, noisy, over time.Duration, err error) {
+	// Warm: the echo's instance pool and code paths, as in a session in use.
+	if _, err = paced(ctx, cs, window/4); err != nil {
 		return 0, 0, 0, err
 	}
-	echo := s.sessions[0]
-	if idle, err = paced(ctx, echo, window); err != nil {
+	if idle, err = paced(ctx, cs, window); err != nil {
 		return 0, 0, 0, err
 	}
 	var stop atomic.Bool
 	var mu sync.Mutex
 	var problems []string
 	var wg sync.WaitGroup
-	for _, cs := range s.sessions[1:] {
+	for range spinners {
 		wg.Go(func() {
 			for !stop.Load() {
 				start := time.Now()
@@ -108,7 +111,7 @@ func noisyRep(ctx context.Context, s *httpServer, spinners int, window time.Dura
 		})
 	}
 	time.Sleep(spinTimeout / 2) // every spinner is looping
-	noisy, err = paced(ctx, echo, window)
+	noisy, err = paced(ctx, cs, window)
 	stop.Store(true)
 	wg.Wait()
 	if err == nil && len(problems) > 0 {
