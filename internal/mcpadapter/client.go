@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/mcpadapter/internal/wire"
 )
 
 // clientFeatures connects a tools/call to the client that sent it: progress
@@ -95,9 +96,9 @@ func feature(method string) string {
 // why the client cannot be sent a feature request: it did not declare the
 // capability, or its protocol version has no server-to-client requests.
 func serverRequestsAllowed(ss *mcp.ServerSession, feature string, declared bool) error {
-	if p := ss.InitializeParams(); p != nil && modern(p.ProtocolVersion) {
+	if p := ss.InitializeParams(); p != nil && wire.Modern(p.ProtocolVersion) {
 		return fmt.Errorf("%w: %s from a tool needs a client speaking a protocol before %s (this one speaks %s)",
-			host.ErrNotSupported, feature, modernProtocol, p.ProtocolVersion)
+			host.ErrNotSupported, feature, wire.ModernProtocol, p.ProtocolVersion)
 	}
 	if !declared {
 		return notDeclared(feature)
@@ -111,7 +112,7 @@ func serverRequestsAllowed(ss *mcp.ServerSession, feature string, declared bool)
 func statelessRefusal(feature string) host.RequestFunc {
 	return func(context.Context, json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: %s from a tool needs a session, and this server serves clients of protocols "+
-			"before %s without one (--stateless)", host.ErrNotSupported, feature, modernProtocol)
+			"before %s without one (--stateless)", host.ErrNotSupported, feature, wire.ModernProtocol)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/mcpadapter/internal/wire"
 )
 
 // badIDs are request ids go-sdk would answer with other bytes: each must be
@@ -51,7 +52,7 @@ func TestHTTPIDsExact(t *testing.T) {
 	a := New(echoHost(), Options{})
 	defer a.Close()
 	url := serveHTTP(t, a, HTTPOptions{})
-	for _, hdr := range []map[string]string{nil, {"Mcp-Protocol-Version": modernProtocol}} {
+	for _, hdr := range []map[string]string{nil, {"Mcp-Protocol-Version": wire.ModernProtocol}} {
 		for _, id := range badIDs {
 			status, body := postRaw(t, url, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, hdr)
 			var resp struct {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/mcpadapter/internal/wire"
 )
 
 // serveHTTP serves a over HTTP on a loopback port and returns the endpoint.
@@ -50,7 +51,7 @@ func echoHost(names ...string) *fakeHost {
 // (stateful) handler: each negotiates its own era, lists, calls, and hears of
 // a change of the tool set.
 func TestHTTPBothEras(t *testing.T) {
-	for _, tc := range []struct{ ask, want string }{{legacy, legacy}, {"", modernProtocol}} {
+	for _, tc := range []struct{ ask, want string }{{legacy, legacy}, {"", wire.ModernProtocol}} {
 		t.Run("protocol="+cmp.Or(tc.ask, "latest"), func(t *testing.T) {
 			h := echoHost("old")
 			a := New(h, Options{})
@@ -145,7 +146,7 @@ func TestHTTPRebindingGuard(t *testing.T) {
 	url := serveHTTP(t, a, HTTPOptions{})
 	for _, hdr := range []map[string]string{
 		{"Host": "evil.example"},
-		{"Host": "evil.example:80", "Mcp-Protocol-Version": modernProtocol},
+		{"Host": "evil.example:80", "Mcp-Protocol-Version": wire.ModernProtocol},
 	} {
 		if resp := post(t, url, initializeBody, hdr); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("Host %s: status %d, want 403", hdr["Host"], resp.StatusCode)
@@ -165,7 +166,7 @@ func TestHTTPBodyCap(t *testing.T) {
 	id := post(t, url, initializeBody, nil).Header.Get("Mcp-Session-Id")
 	for _, hdr := range []map[string]string{
 		nil,
-		{"Mcp-Protocol-Version": modernProtocol},
+		{"Mcp-Protocol-Version": wire.ModernProtocol},
 		{"Mcp-Session-Id": id, "Mcp-Protocol-Version": legacy},
 	} {
 		if resp := post(t, url, big, hdr); resp.StatusCode != http.StatusRequestEntityTooLarge {
@@ -222,7 +223,7 @@ func TestHTTPDraining(t *testing.T) {
 	if res, err := open.CallTool(ctx, &mcp.CallToolParams{Name: "t"}); err != nil || textOf(res) != "t ran" {
 		t.Errorf("call in an open session while draining = %v, %v", res, err)
 	}
-	for _, tc := range []struct{ name, protocol string }{{"initialize", ""}, {"2026-07-28 call", modernProtocol}} {
+	for _, tc := range []struct{ name, protocol string }{{"initialize", ""}, {"2026-07-28 call", wire.ModernProtocol}} {
 		body := `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 		if tc.protocol != "" {
 			body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}`

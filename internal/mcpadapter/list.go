@@ -13,6 +13,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/mcpadapter/internal/wire"
 )
 
 // Pages of tools/list. go-sdk pages by count only; definitions are up to a
@@ -68,7 +69,7 @@ func page(tools []host.Tool, cursor string) (defs []json.RawMessage, next string
 	size := 0
 	defs = []json.RawMessage{} // [] rather than null
 	for i := start; i < len(tools); i++ {
-		def, err := marshal(tools[i].Tool)
+		def, err := wire.Marshal(tools[i].Tool)
 		if err != nil {
 			return nil, "", fmt.Errorf("tool %s: %w", tools[i].Name, err)
 		}
@@ -93,7 +94,7 @@ type toolList struct {
 // messages: json.Marshal's escapes would make a definition of them up to six
 // times its size, more than a client reads in one message.
 func (l *toolList) MarshalJSON() ([]byte, error) {
-	b, err := marshal(l.ListToolsResult)
+	b, err := wire.Marshal(l.ListToolsResult)
 	if err != nil {
 		return nil, err
 	}
@@ -101,10 +102,10 @@ func (l *toolList) MarshalJSON() ([]byte, error) {
 	if err := json.Unmarshal(b, &fields); err != nil {
 		return nil, err
 	}
-	if fields["tools"], err = marshal(l.tools); err != nil {
+	if fields["tools"], err = wire.Marshal(l.tools); err != nil {
 		return nil, err
 	}
-	return marshal(fields)
+	return wire.Marshal(fields)
 }
 
 // awaitLoad makes a tools/call of a tool the host does not serve (yet) wait,

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/mcpadapter/internal/wire"
 	"github.com/wasmcp/wasmcp/internal/seal"
 )
 
@@ -100,7 +101,7 @@ type pendingInput struct {
 // 2026-07-28 protocol, which answers input requests in requests of its own.
 func usesInputRequests(req *mcp.CallToolRequest) bool {
 	v, _ := req.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
-	return modern(v)
+	return wire.Modern(v)
 }
 
 // newRound takes up the rounds of req where its requestState and
@@ -199,7 +200,7 @@ func ask[P any, PT interface {
 				}
 				r.diverged = fmt.Errorf("tool %s asked for something else when run again with its client's answers "+
 					"(request %d, %s): it depends on more than its arguments and those answers, "+
-					"so it can ask its client only with a client of a protocol before %s", r.tool, r.next+1, what, modernProtocol)
+					"so it can ask its client only with a client of a protocol before %s", r.tool, r.next+1, what, wire.ModernProtocol)
 				return nil, fmt.Errorf("%w: %v", host.ErrInputRequired, r.diverged)
 			}
 			r.next++

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/mcpadapter/internal/wire"
 	"github.com/wasmcp/wasmcp/internal/seal"
 )
 
@@ -269,7 +270,7 @@ func TestInputRequestRoundsOverHTTP(t *testing.T) {
 			asked++
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "4"}}, nil
 		},
-	}).Connect(testContext(t), &mcp.StreamableClientTransport{Endpoint: serveHTTP(t, a, HTTPOptions{})}, &mcp.ClientSessionOptions{ProtocolVersion: modernProtocol})
+	}).Connect(testContext(t), &mcp.StreamableClientTransport{Endpoint: serveHTTP(t, a, HTTPOptions{})}, &mcp.ClientSessionOptions{ProtocolVersion: wire.ModernProtocol})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,17 @@
-package mcpadapter
+package wire
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
 	"testing"
 	"time"
 
-	"github.com/wasmcp/wasmcp/abi"
-	"github.com/wasmcp/wasmcp/host"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // probeID is the id of the tools/list request that follows each fuzz input.
@@ -24,12 +25,13 @@ var probe = "\n" +
 	`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 	`{"jsonrpc":"2.0","id":"` + probeID + `","method":"tools/list"}` + "\n"
 
-// FuzzJSONRPC writes random bytes to Serve, the stdio entry point of a
-// server with one tool, as a client would write lines. The server must not
+// FuzzJSONRPC writes random bytes to a go-sdk server with one tool behind
+// the stdio transport, as a client would write lines. The server must not
 // panic, must still answer a well-formed tools/list afterwards, whatever
 // came before it, and must end when its input closes. The seed corpus under
 // testdata/fuzz/FuzzJSONRPC holds handshakes, calls, cancellations, batches,
-// responses to nothing and broken lines.
+// responses to nothing and broken lines; TestPreReaderAgreesWithGoSDK reads
+// it too.
 func FuzzJSONRPC(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}` + "\n"))
@@ -38,15 +40,7 @@ func FuzzJSONRPC(f *testing.F) {
 		if bytes.Contains(input, []byte(probeID)) {
 			return // the input could answer for the server
 		}
-		h := &fakeHost{tools: []host.Tool{tool("echo", `{"type":"object"}`)}}
-		h.call = func(ctx context.Context, req host.CallRequest) (*host.Result, error) {
-			if req.Log != nil {
-				req.Log("plug", abi.LogInfo, "called")
-			}
-			return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("ok")}, StructuredContent: req.Arguments}}, nil
-		}
-		a := New(h, Options{})
-		defer a.Close()
+		s := echoServer()
 
 		// Generous: no input may hang the fuzzer, and nothing depends on
 		// time otherwise.
@@ -56,7 +50,7 @@ func FuzzJSONRPC(f *testing.F) {
 		outR, outW := io.Pipe()
 		served := make(chan error, 1)
 		go func() {
-			served <- a.Serve(ctx, inR, outW)
+			served <- serve(ctx, s, inR, outW)
 			outW.Close()
 		}()
 		answered := make(chan []byte, 1)
@@ -112,19 +106,34 @@ func probeAnswer(out io.Reader, answered chan<- []byte) {
 	answered <- nil
 }
 
-// wireLen counts what json.Marshal writes, which go-sdk sends a result's
-// text with.
-func FuzzWireLen(f *testing.F) {
-	for _, s := range []string{"", "plain", "<&>", "\x00\x01\x1f\b\f\n\r\t\"\\", "\xff\xfe", "\u2028\u2029", "é€𐀀", "\xed\xa0\x80"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		b, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := wireLen(s); got != len(b) {
-			t.Fatalf("wireLen(%q) = %d, json.Marshal writes %d bytes: %s", s, got, len(b), b)
-		}
-	})
+// echoServer is a go-sdk server with one tool, echo, which logs a line and
+// returns its arguments.
+func echoServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "called"})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}, StructuredContent: req.Params.Arguments}, nil
+		})
+	return s
 }
+
+// serve runs s on r and w over the stdio transport, as the adapter's Serve
+// does, until the input ends or ctx is done.
+func serve(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser) error {
+	t := Stdio(r, w, StdioOptions{MaxLine: mcp.DefaultMaxLineLength, MaxInFlight: testMaxInFlight,
+		Drain: time.Minute, Logger: slog.New(slog.DiscardHandler)})
+	ss, err := s.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { ss.Close() })
+	defer stop()
+	if err := ss.Wait(); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// testMaxInFlight is the adapter's default of Options.MaxInFlight.
+const testMaxInFlight = 64

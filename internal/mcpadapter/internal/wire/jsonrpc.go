@@ -1,4 +1,4 @@
-package mcpadapter
+package wire
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// Checks of incoming JSON-RPC messages made before go-sdk sees them, on
-// stdio (stdio.go) and over HTTP (http.go), so that what go-sdk cannot
-// represent is refused with a clear error instead of being answered wrongly
-// or ending the session.
+// The pre-reader: checks of incoming JSON-RPC messages made before go-sdk
+// sees them, on stdio (stdio.go) and over HTTP (http.go), so that what
+// go-sdk cannot represent is refused with a clear error instead of being
+// answered wrongly or ending the session.
 //
 // go-sdk decodes a numeric request id as a float64 and keeps its integer
 // part: 1.5 is answered as 1 (another request's id, which can settle the
@@ -48,7 +48,7 @@ func parseID(raw json.RawMessage) (jsonrpc.ID, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return jsonrpc.ID{}, fmt.Errorf("id %s is not a valid string", clip(raw))
 		}
-		if again, err := marshal(s); err != nil || !bytes.Equal(again, raw) {
+		if again, err := Marshal(s); err != nil || !bytes.Equal(again, raw) {
 			return jsonrpc.ID{}, fmt.Errorf("id %s cannot be answered with the same bytes: write the string "+
 				"in UTF-8 without escapes other than those JSON requires", clip(raw))
 		}
@@ -80,7 +80,7 @@ func (r *refusal) response() []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, _ := marshal(struct {
+	b, _ := Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   *jsonrpc.Error  `json:"error"`
@@ -287,9 +287,9 @@ func tooDeep(data []byte) bool {
 // that.
 func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
 
-// marshal is json.Marshal as go-sdk encodes its messages, without escaping
-// <, > and &: what the adapter sends beside go-sdk must read the same.
-func marshal(v any) ([]byte, error) {
+// Marshal is json.Marshal as go-sdk encodes its messages, without escaping
+// <, > and &: what is sent beside go-sdk must read the same.
+func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
