@@ -181,20 +181,40 @@ func decodeMessage(data []byte) (incoming, *refusal) {
 	}
 	// A response, to a request of ours.
 	rawResult, rawError := members["result"], members["error"]
-	var wire struct {
-		Code    int64           `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	}
 	switch {
 	case idErr != nil || !id.IsValid():
 		return refuse("a response without a valid id")
 	case rawResult == nil && rawError == nil:
 		return refuse(`neither "method", "result" nor "error"`)
-	case rawError != nil && string(trimJSONSpace(rawError)) != "null" && json.Unmarshal(rawError, &wire) != nil:
-		return refuse(`"error" is not a JSON-RPC error object`)
+	}
+	if rawError != nil {
+		if err := checkError(rawError); err != nil {
+			return refuse(`"error" is not a JSON-RPC error object: %v`, err)
+		}
 	}
 	return in, nil
+}
+
+// checkError reports why a response's error is not one go-sdk reads: null,
+// or an object whose "code" is an integer and whose "message" a string, its
+// members matched by their exact names, as go-sdk matches them.
+func checkError(raw json.RawMessage) error {
+	if string(trimJSONSpace(raw)) == "null" {
+		return nil
+	}
+	members, err := objectMembers(raw)
+	if err != nil {
+		return err
+	}
+	var code int64
+	var message string
+	if c, ok := members["code"]; ok && json.Unmarshal(c, &code) != nil {
+		return fmt.Errorf(`"code" is %s, not an integer`, clip(c))
+	}
+	if m, ok := members["message"]; ok && json.Unmarshal(m, &message) != nil {
+		return fmt.Errorf(`"message" is %s, not a string`, clip(m))
+	}
+	return nil
 }
 
 // prefixID is the id of the request a message too long or too deep to
