@@ -91,14 +91,17 @@ func (r *refusal) response() []byte {
 // incoming is one checked message: what the adapter needs of it, and the
 // message as received.
 type incoming struct {
-	raw    json.RawMessage // the message as received
-	rawID  json.RawMessage // a request's id as sent
-	id     jsonrpc.ID      // a request's id as go-sdk reads it; a response's
-	method string          // a request's; "" for a response
-	params json.RawMessage
+	raw       json.RawMessage // the message as received
+	rawID     json.RawMessage // a request's id as sent
+	id        jsonrpc.ID      // a request's id as go-sdk reads it; a response's
+	method    string          // a request's
+	params    json.RawMessage
+	isRequest bool
 }
 
-func (in incoming) request() bool { return in.method != "" }
+// request reports whether the message is a request (or a notification)
+// rather than a response.
+func (in incoming) request() bool { return in.isRequest }
 
 // call reports whether the message is a request that expects an answer.
 func (in incoming) call() bool { return in.request() && in.id.IsValid() }
@@ -173,10 +176,12 @@ func decodeMessage(data []byte) (incoming, *refusal) {
 		if idErr != nil {
 			return incoming{}, &refusal{code: jsonrpc.CodeInvalidRequest, message: idErr.Error()}
 		}
-		if json.Unmarshal(rawMethod, &in.method) != nil || in.method == "" {
+		// go-sdk reads null as "", a method it answers with -32601 as it
+		// answers "", but null is not a name.
+		if trimJSONSpace(rawMethod)[0] != '"' || json.Unmarshal(rawMethod, &in.method) != nil {
 			return refuse(`"method" is %s, not a method name`, clip(rawMethod))
 		}
-		in.rawID = rawID
+		in.rawID, in.isRequest = rawID, true
 		return in, nil
 	}
 	// A response, to a request of ours.

@@ -30,3 +30,27 @@ func TestResponseErrorAsGoSDKReadsIt(t *testing.T) {
 		})
 	}
 }
+
+// A request whose method is "" goes on to go-sdk, which answers it with
+// -32601 as it answers any method it does not have; one whose method is not
+// a string is refused, though go-sdk would read null as "".
+func TestMethodName(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg string
+		ok        bool
+	}{
+		{"empty", `{"jsonrpc":"2.0","id":7,"method":""}`, true},
+		{"null", `{"jsonrpc":"2.0","id":7,"method":null}`, false},
+		{"number", `{"jsonrpc":"2.0","id":7,"method":7}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs, _, refused := decodeMessages([]byte(tc.msg), 1)
+			if (refused == nil) != tc.ok {
+				t.Fatalf("%s: refused %v, want it passed: %v", tc.msg, refused, tc.ok)
+			}
+			if tc.ok && (!msgs[0].call() || msgs[0].method != "") {
+				t.Errorf("%s: read as %+v, want a call of method \"\"", tc.msg, msgs[0])
+			}
+		})
+	}
+}
