@@ -25,6 +25,13 @@ var probe = "\n" +
 	`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 	`{"jsonrpc":"2.0","id":"` + probeID + `","method":"tools/list"}` + "\n"
 
+// seeds are FuzzJSONRPC's seeds besides its corpus directory.
+var seeds = [][]byte{
+	[]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"),
+	[]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}` + "\n"),
+	[]byte(`{"jsonrpc":"2.0","id":1,"method":`),
+}
+
 // FuzzJSONRPC writes random bytes to a go-sdk server with one tool behind
 // the stdio transport, as a client would write lines. The server must not
 // panic, must still answer a well-formed tools/list afterwards, whatever
@@ -33,9 +40,9 @@ var probe = "\n" +
 // responses to nothing and broken lines; TestPreReaderAgreesWithGoSDK reads
 // it too.
 func FuzzJSONRPC(f *testing.F) {
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}` + "\n"))
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":`))
+	for _, s := range seeds {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, input []byte) {
 		if bytes.Contains(input, []byte(probeID)) {
 			return // the input could answer for the server

@@ -34,8 +34,7 @@ type StdioOptions struct {
 // w, for one connection: go-sdk's IOTransport reading through lineFilter,
 // its connection wrapped in stdioConn (see the package doc).
 func Stdio(r io.ReadCloser, w io.WriteCloser, opts StdioOptions) mcp.Transport {
-	state := &connState{max: opts.MaxInFlight, calls: map[jsonrpc.ID]*pending{}, asked: map[jsonrpc.ID]bool{}}
-	state.cond.L = &state.mu
+	state := newConnState(opts.MaxInFlight)
 	out := &lockedWriter{w: w}
 	in := &lineFilter{r: bufio.NewReaderSize(r, 64<<10), closer: r, limit: opts.MaxLine, out: out, state: state, log: opts.Logger}
 	return &stdioTransport{in: in, out: out, state: state, drain: opts.Drain}
@@ -69,6 +68,12 @@ type connState struct {
 	protocol string              // negotiated in initialize
 	writing  int                 // answers being written
 	closed   bool
+}
+
+func newConnState(maxInFlight int) *connState {
+	s := &connState{max: maxInFlight, calls: map[jsonrpc.ID]*pending{}, asked: map[jsonrpc.ID]bool{}}
+	s.cond.L = &s.mu
+	return s
 }
 
 type pending struct {
@@ -255,18 +260,29 @@ func (f *lineFilter) check(line []byte, tooLong bool) []byte {
 			message: fmt.Sprintf("message longer than %d bytes", f.limit)})
 		return nil
 	}
-	msgs, batch, r := decodeMessages(line, f.state.max)
-	if r == nil {
-		r = f.state.admit(msgs, batch)
-	}
+	out, r := f.state.pass(line)
 	if r != nil {
 		f.refuse(r)
 		return nil
 	}
-	if batch {
-		return splitBatch(msgs)
+	return out
+}
+
+// pass returns what go-sdk is to read of line, which is not too long: the
+// line and its end, or a batch split by splitBatch; or else the refusal
+// that answers it.
+func (s *connState) pass(line []byte) ([]byte, *refusal) {
+	msgs, batch, r := decodeMessages(line, s.max)
+	if r == nil {
+		r = s.admit(msgs, batch)
 	}
-	return append(line, '\n')
+	if r != nil {
+		return nil, r
+	}
+	if batch {
+		return splitBatch(msgs), nil
+	}
+	return append(line, '\n'), nil
 }
 
 // splitBatch passes the notifications of a batch on as lines of their own,
