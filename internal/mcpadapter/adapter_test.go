@@ -328,11 +328,13 @@ func TestUnknownToolIsInvalidParams(t *testing.T) {
 	defer a.Close()
 	c := connect(t, a, legacy)
 	for _, name := range []string{"never-was", "gone"} {
-		_, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: name})
-		var rpcErr *jsonrpc.Error
-		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
-			t.Errorf("call %s: err = %v, want JSON-RPC error %d", name, err, jsonrpc.CodeInvalidParams)
-		}
+		t.Run(name, func(t *testing.T) {
+			_, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: name})
+			var rpcErr *jsonrpc.Error
+			if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
+				t.Errorf("call %s: err = %v, want JSON-RPC error %d", name, err, jsonrpc.CodeInvalidParams)
+			}
+		})
 	}
 }
 

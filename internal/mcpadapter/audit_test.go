@@ -73,7 +73,7 @@ func TestAuditLineFields(t *testing.T) {
 		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("hello")}, StructuredContent: json.RawMessage(`{"n":1}`)}}, nil
 	}
 	for _, logArgs := range []bool{false, true} {
-		checkAuditLine(t, h, logArgs)
+		t.Run(fmt.Sprintf("logArgs=%v", logArgs), func(t *testing.T) { checkAuditLine(t, h, logArgs) })
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -128,13 +129,15 @@ func post(t *testing.T, url, body string, header map[string]string) *http.Respon
 
 func TestHTTPSessionIDOnlyWhenStateful(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
-		a := New(echoHost(), Options{})
-		defer a.Close()
-		resp := post(t, serveHTTP(t, a, HTTPOptions{Stateless: stateless}), initializeBody, nil)
-		id := resp.Header.Get("Mcp-Session-Id")
-		if resp.StatusCode != http.StatusOK || (id == "") != stateless {
-			t.Errorf("stateless=%v: initialize got %d with Mcp-Session-Id %q", stateless, resp.StatusCode, id)
-		}
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
+			a := New(echoHost(), Options{})
+			defer a.Close()
+			resp := post(t, serveHTTP(t, a, HTTPOptions{Stateless: stateless}), initializeBody, nil)
+			id := resp.Header.Get("Mcp-Session-Id")
+			if resp.StatusCode != http.StatusOK || (id == "") != stateless {
+				t.Errorf("initialize got %d with Mcp-Session-Id %q", resp.StatusCode, id)
+			}
+		})
 	}
 }
 
@@ -144,16 +147,20 @@ func TestHTTPRebindingGuard(t *testing.T) {
 	a := New(echoHost(), Options{})
 	defer a.Close()
 	url := serveHTTP(t, a, HTTPOptions{})
-	for _, hdr := range []map[string]string{
-		{"Host": "evil.example"},
-		{"Host": "evil.example:80", "Mcp-Protocol-Version": wire.ModernProtocol},
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"foreign", map[string]string{"Host": "evil.example"}, http.StatusForbidden},
+		{"foreign 2026-07-28", map[string]string{"Host": "evil.example:80", "Mcp-Protocol-Version": wire.ModernProtocol}, http.StatusForbidden},
+		{"localhost", map[string]string{"Host": "localhost"}, http.StatusOK},
 	} {
-		if resp := post(t, url, initializeBody, hdr); resp.StatusCode != http.StatusForbidden {
-			t.Errorf("Host %s: status %d, want 403", hdr["Host"], resp.StatusCode)
-		}
-	}
-	if resp := post(t, url, initializeBody, map[string]string{"Host": "localhost"}); resp.StatusCode != http.StatusOK {
-		t.Errorf("Host localhost: status %d, want 200", resp.StatusCode)
+		t.Run(tc.name, func(t *testing.T) {
+			if resp := post(t, url, initializeBody, tc.header); resp.StatusCode != tc.want {
+				t.Errorf("Host %s: status %d, want %d", tc.header["Host"], resp.StatusCode, tc.want)
+			}
+		})
 	}
 }
 
@@ -164,14 +171,19 @@ func TestHTTPBodyCap(t *testing.T) {
 	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"pad":"` + strings.Repeat("x", 1024) + `"}}}`
 	// A fresh POST (no session yet) of each era, and one within a session.
 	id := post(t, url, initializeBody, nil).Header.Get("Mcp-Session-Id")
-	for _, hdr := range []map[string]string{
-		nil,
-		{"Mcp-Protocol-Version": wire.ModernProtocol},
-		{"Mcp-Session-Id": id, "Mcp-Protocol-Version": legacy},
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+	}{
+		{"new session", nil},
+		{"2026-07-28", map[string]string{"Mcp-Protocol-Version": wire.ModernProtocol}},
+		{"in a session", map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": legacy}},
 	} {
-		if resp := post(t, url, big, hdr); resp.StatusCode != http.StatusRequestEntityTooLarge {
-			t.Errorf("headers %v: a body over the cap got %d, want 413", hdr, resp.StatusCode)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if resp := post(t, url, big, tc.header); resp.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Errorf("headers %v: a body over the cap got %d, want 413", tc.header, resp.StatusCode)
+			}
+		})
 	}
 }
 
@@ -224,24 +236,26 @@ func TestHTTPDraining(t *testing.T) {
 		t.Errorf("call in an open session while draining = %v, %v", res, err)
 	}
 	for _, tc := range []struct{ name, protocol string }{{"initialize", ""}, {"2026-07-28 call", wire.ModernProtocol}} {
-		body := `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-		if tc.protocol != "" {
-			body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}`
-		}
-		req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if tc.protocol != "" {
-			req.Header.Set("Mcp-Protocol-Version", tc.protocol)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "shutting down") || !strings.Contains(string(b), `"id":7`) {
-			t.Errorf("%s while draining = %d %s, want 503 naming the shutdown, answering id 7", tc.name, resp.StatusCode, b)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+			if tc.protocol != "" {
+				body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t"}}`
+			}
+			req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tc.protocol != "" {
+				req.Header.Set("Mcp-Protocol-Version", tc.protocol)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "shutting down") || !strings.Contains(string(b), `"id":7`) {
+				t.Errorf("while draining: %d %s, want 503 naming the shutdown, answering id 7", resp.StatusCode, b)
+			}
+		})
 	}
 }
