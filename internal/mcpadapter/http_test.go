@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -257,5 +259,157 @@ func TestHTTPDraining(t *testing.T) {
 				t.Errorf("while draining: %d %s, want 503 naming the shutdown, answering id 7", resp.StatusCode, b)
 			}
 		})
+	}
+}
+
+// A stateless server promises 2025-era clients only what it delivers, and
+// says why it cannot sample.
+func TestHTTPStatelessLegacyPromises(t *testing.T) {
+	h := &fakeHost{tools: []host.Tool{tool("ask", `{"type":"object"}`)}}
+	h.call = func(ctx context.Context, req host.CallRequest) (*host.Result, error) {
+		if req.Log != nil {
+			req.Log("plug", abi.LogError, "nobody hears this")
+		}
+		_, err := req.Sample(ctx, json.RawMessage(`{"messages":[],"maxTokens":1}`))
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(fmt.Sprint(err))}}}, nil
+	}
+	a := New(h, Options{})
+	defer a.Close()
+	url := serveHTTP(t, a, HTTPOptions{Stateless: true})
+	c := dialHTTP(t, url, legacy)
+	if caps := c.InitializeResult().Capabilities; caps.Tools == nil || caps.Tools.ListChanged {
+		t.Errorf("stateless 2025-era capabilities %+v, want tools without listChanged", caps.Tools)
+	}
+	res, err := c.CallTool(testContext(t), &mcp.CallToolParams{Name: "ask"})
+	if err != nil || !strings.Contains(textOf(res), "--stateless") {
+		t.Errorf("sampling in stateless mode: %v, %v; want an error naming stateless mode", res, err)
+	}
+	select {
+	case l := <-c.logs:
+		t.Errorf("a stateless client got a log line it never asked for: %+v", l)
+	default:
+	}
+	modern := dialHTTP(t, url, "")
+	if caps := modern.InitializeResult().Capabilities; caps.Tools == nil || !caps.Tools.ListChanged {
+		t.Errorf("2026-07-28 capabilities %+v, want listChanged (subscriptions/listen delivers it)", caps.Tools)
+	}
+}
+
+func TestHTTPSessionCap(t *testing.T) {
+	a := New(echoHost(), Options{})
+	defer a.Close()
+	url := serveHTTP(t, a, HTTPOptions{MaxSessions: 2})
+	var ids []string
+	for range 2 {
+		resp := post(t, url, initializeBody, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize within the cap: %d", resp.StatusCode)
+		}
+		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	status, body := postRaw(t, url, initializeBody, nil)
+	if status != http.StatusServiceUnavailable || !strings.Contains(string(body), "too many sessions") {
+		t.Errorf("initialize past the cap: %d %s, want 503 saying too many sessions", status, body)
+	}
+	// A 2026-07-28 request opens no session and still passes.
+	if _, err := dialHTTP(t, url, "").ListTools(testContext(t), nil); err != nil {
+		t.Errorf("stateless request at the cap: %v", err)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", ids[0])
+	req.Header.Set("Mcp-Protocol-Version", legacy)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode >= 300 {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	}
+	if resp := post(t, url, initializeBody, nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("initialize after a session ended: %d", resp.StatusCode)
+	}
+}
+
+// A client that sends half a body and stalls is cut off.
+func TestHTTPBodyTimeout(t *testing.T) {
+	a := New(echoHost(), Options{})
+	defer a.Close()
+	url := serveHTTP(t, a, HTTPOptions{BodyTimeout: 100 * time.Millisecond})
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":", addr)
+	conn.SetReadDeadline(time.Now().Add(time.Minute)) // a hang fails the test
+	reply, _ := io.ReadAll(conn)
+	if !strings.HasPrefix(string(reply), "HTTP/1.1 408") {
+		t.Errorf("stalled body answered %q, want 408", reply)
+	}
+}
+
+// postRaw sends body and returns the status and the response body.
+func postRaw(t *testing.T, url, body string, header map[string]string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// The memory of sessions is returned once they have expired.
+func TestHTTPExpiredSessionsFreed(t *testing.T) {
+	a := New(echoHost("t"), Options{})
+	defer a.Close()
+	url := serveHTTP(t, a, HTTPOptions{SessionTimeout: 200 * time.Millisecond, MaxSessions: 5000})
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	const n = 2000
+	for range n {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize: %v %v", resp, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	during := heap()
+	ctx := testContext(t)
+	for {
+		count := 0
+		for range a.server.Sessions() {
+			count++
+		}
+		if count == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d sessions never expired", count)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	http.DefaultClient.CloseIdleConnections()
+	after := heap()
+	t.Logf("heap: %d KiB before, %d KiB with %d sessions, %d KiB after they expired", before>>10, during>>10, n, after>>10)
+	if grew := int64(after) - int64(before); grew > int64(during-before)/4 {
+		t.Errorf("the heap kept %d KiB of %d KiB after the sessions expired", grew>>10, (during-before)>>10)
 	}
 }

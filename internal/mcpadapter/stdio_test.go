@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -103,28 +104,10 @@ func (c *rawClient) initialize(version string) {
 
 const pong = `{"jsonrpc":"2.0","id":%d,"result":{}}`
 
-func TestStdioMalformedLinesAnswered(t *testing.T) {
+// Blank lines and Windows line ends are nothing to answer. (The other
+// malformed lines are in testdata/transcripts.)
+func TestStdioBlankLinesAndCRLF(t *testing.T) {
 	c := rawServe(t, &fakeHost{}, 0)
-	for _, tc := range []struct{ line, want string }{
-		{`{"jsonrpc":"2.0","id":1,"method":`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON value"}}`},
-		{`not json at all`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON value"}}`},
-		{`{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON value"}}`},
-		// A request's id is echoed; a response's never is.
-		{`{"jsonrpc":"1.0","id":5,"method":"ping"}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: \"jsonrpc\" is \"1.0\", not \"2.0\""}}`},
-		{`{"jsonrpc":"2.0","id":"s","method":7}`, `{"jsonrpc":"2.0","id":"s","error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: \"method\" is 7, not a method name"}}`},
-		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"id true is neither a string nor a number"}}`},
-		{`{"jsonrpc":"2.0","result":{}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: a response without a valid id"}}`},
-		{`["x"]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch: not a JSON-RPC 2.0 message: not an object"}}`},
-		{`[]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}`},
-		{`42`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"not a JSON-RPC 2.0 message: not an object"}}`},
-	} {
-		c.send(tc.line)
-		c.expect(tc.want)
-		// The session goes on.
-		c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-		c.expect(fmt.Sprintf(pong, 1))
-	}
-	// Blank lines and Windows line ends are nothing to answer.
 	c.send("", "  \t", `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\r")
 	c.expect(fmt.Sprintf(pong, 2))
 }
@@ -160,28 +143,6 @@ func TestStdioLargeMessages(t *testing.T) {
 	c.expect(`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"message longer than 16777216 bytes"}}`)
 	c.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	c.expect(fmt.Sprintf(pong, 3))
-}
-
-// Batches, as go-sdk's stdio transport handles them: answered in one array,
-// without the notifications; refused after a handshake of 2025-06-18 or
-// later.
-func TestStdioBatches(t *testing.T) {
-	c := rawServe(t, &fakeHost{}, 0)
-	c.initialize("2025-03-26")
-	c.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"ping"}]`)
-	c.expect(`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{}}]`)
-	c.send(`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`) // nothing to answer
-	c.send(`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
-	c.expect(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch uses request id 2 twice"}}`)
-	c.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
-	c.expect(fmt.Sprintf(pong, 3))
-
-	c = rawServe(t, &fakeHost{}, 0)
-	c.initialize(legacy)
-	c.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
-	c.expect(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batching is not supported in 2025-06-18 and later (this session: 2025-11-25)"}}`)
-	c.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-	c.expect(fmt.Sprintf(pong, 2))
 }
 
 // A call the client cancels gets no response.
@@ -229,5 +190,109 @@ func TestStdioBothEras(t *testing.T) {
 				t.Fatalf("call = %v, %v", res, err)
 			}
 		})
+	}
+}
+
+// A client pipelining calls is not read past MaxInFlight unanswered ones.
+func TestStdioBackPressure(t *testing.T) {
+	h := &fakeHost{tools: []host.Tool{tool("wait", `{"type":"object"}`)}}
+	started, release := make(chan struct{}, 10), make(chan struct{})
+	h.call = func(ctx context.Context, req host.CallRequest) (*host.Result, error) {
+		started <- struct{}{}
+		<-release
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("done")}}}, nil
+	}
+	a := New(h, Options{MaxInFlight: 2})
+	defer a.Close()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go a.Serve(testContext(t), inR, outW)
+	defer inW.Close()
+	out := make(chan string, 10)
+	go func() {
+		dec := json.NewDecoder(outR)
+		for {
+			var m json.RawMessage
+			if dec.Decode(&m) != nil {
+				return
+			}
+			out <- string(m)
+		}
+	}()
+	write := func(s string) { io.WriteString(inW, s+"\n") }
+	write(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	<-out
+	write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for id := 1; id <= 2; id++ {
+		write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"wait"}}`, id))
+		<-started
+	}
+	// The third line is not read while two calls are in flight: its write
+	// on the pipe does not return.
+	written := make(chan struct{})
+	go func() { write(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); close(written) }()
+	select {
+	case <-written:
+		t.Fatal("a third request was read with two calls in flight and a cap of two")
+	case <-time.After(200 * time.Millisecond):
+	}
+	release <- struct{}{}
+	<-written
+	for range 2 {
+		<-out // the first call's answer and the ping's, in some order
+	}
+	close(release)
+	<-out
+}
+
+// When the client closes its input, the calls in flight are answered before
+// Serve returns; a guest waiting on the client for sampling is told at once
+// that no answer will come.
+func TestStdioDrainsOnEOF(t *testing.T) {
+	h := &fakeHost{tools: []host.Tool{tool("slow", `{"type":"object"}`), tool("ask", `{"type":"object"}`)}}
+	started, release := make(chan struct{}, 2), make(chan struct{})
+	h.call = func(ctx context.Context, req host.CallRequest) (*host.Result, error) {
+		started <- struct{}{}
+		if req.Tool == "ask" {
+			_, err := req.Sample(ctx, json.RawMessage(`{"messages":[],"maxTokens":1}`))
+			return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text(fmt.Sprint("sample: ", err))}}}, nil
+		}
+		<-release
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("slow done")}}}, nil
+	}
+	a := New(h, Options{})
+	defer a.Close()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(testContext(t), inR, outW); outW.Close() }()
+	lines := make(chan string, 10)
+	go func() {
+		all, _ := io.ReadAll(outR)
+		for _, l := range strings.Split(strings.TrimSpace(string(all)), "\n") {
+			lines <- l
+		}
+		close(lines)
+	}()
+	write := func(s string) { io.WriteString(inW, s+"\n") }
+	write(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"x","version":"1"}}}`)
+	write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
+	write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}`)
+	<-started
+	<-started
+	inW.Close() // EOF with two calls in flight, one of them waiting on us
+	close(release)
+	if err := <-served; err != nil {
+		t.Fatalf("Serve = %v", err)
+	}
+	var got []string
+	for l := range lines {
+		got = append(got, l)
+	}
+	all := strings.Join(got, "\n")
+	if !strings.Contains(all, `"id":1,"result"`) || !strings.Contains(all, "slow done") ||
+		!strings.Contains(all, `"id":2,"result"`) || !strings.Contains(all, "closed its input") {
+		t.Errorf("output after EOF:\n%s\nwant the answers to calls 1 and 2, the sample told the client left", all)
 	}
 }
