@@ -80,9 +80,12 @@ func EncodeHTTPRequest(r HTTPRequest) ([]byte, error) {
 	return append(append(append(make([]byte, 0, len(head)+1+len(r.Body)), head...), '\n'), r.Body...), nil
 }
 
-// DecodeHTTPRequest reads a document of EncodeHTTPRequest. The body is a
-// slice of doc, not a copy.
+// DecodeHTTPRequest reads a document of EncodeHTTPRequest, at most
+// MaxHTTPRequestSize bytes. The body is a slice of doc, not a copy.
 func DecodeHTTPRequest(doc []byte) (HTTPRequest, error) {
+	if len(doc) > MaxHTTPRequestSize {
+		return HTTPRequest{}, fmt.Errorf("the document of %d bytes is over the limit of %d", len(doc), MaxHTTPRequestSize)
+	}
 	head, body, _ := bytes.Cut(doc, []byte{'\n'})
 	if len(head) > MaxHTTPHeadSize {
 		return HTTPRequest{}, fmt.Errorf("the head of %d bytes is over the limit of %d", len(head), MaxHTTPHeadSize)

@@ -234,12 +234,16 @@ func jqArgs(count int) []byte {
 	})
 }
 
+// serveLongCalls is how wasmcp serve shares the processors among long
+// calls, which the in-process measurements reproduce.
+var serveLongCalls = host.LongCalls{Reserve: 1, Nice: 10}
+
 // hostAndPlainCache loads dir's modules in a host with the bench's
 // compilation cache, beside the cache plain wazero compiles the unmetered
 // baselines with; closeAll closes both.
 func (e *env) hostAndPlainCache(ctx context.Context, dir string) (h *host.Host, cache wazero.CompilationCache, closeAll func(), err error) {
 	cfg := host.NewConfig().WithDir(dir).WithCacheDir(filepath.Join(e.codeCache, "host")).
-		WithLogger(slog.New(slog.DiscardHandler))
+		WithLogger(slog.New(slog.DiscardHandler)).WithLongCalls(serveLongCalls)
 	if h, err = host.New(ctx, cfg); err != nil {
 		return nil, nil, nil, err
 	}

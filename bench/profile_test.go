@@ -40,7 +40,7 @@ func BenchmarkHostCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	h, err := host.New(ctx, host.NewConfig().WithDir(dir).WithCacheDir(filepath.Join(cacheDir, "wasmcp-bench", "host")).
-		WithLogger(slog.New(slog.DiscardHandler)).WithMaxInput(32<<20).WithMaxOutput(32<<20))
+		WithLogger(slog.New(slog.DiscardHandler)).WithMaxInput(32<<20).WithMaxOutput(32<<20).WithLongCalls(serveLongCalls))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -55,6 +55,10 @@ type Config struct {
 	meters    metric.MeterProvider
 	tracer    trace.TracerProvider
 	admission Admission
+	// longCalls and memoryReturn are the process-wide behaviours a
+	// program chooses (WithLongCalls, WithMemoryReturn).
+	longCalls    LongCalls
+	memoryReturn int
 
 	// settle overrides the watcher's settle time; zero keeps its default.
 	// Only this package's tests set it, to make hot reload tests quicker.
@@ -134,6 +138,24 @@ func (c Config) WithMeterProvider(mp metric.MeterProvider) Config { c.meters = m
 // default, records nothing, at the cost of no-op calls.
 func (c Config) WithTracerProvider(tp trace.TracerProvider) Config { c.tracer = tp; return c }
 
+// LongCalls keeps guests in long computations from taking every processor:
+// a call that has run for a millisecond is long, and long calls take turns
+// on GOMAXPROCS − Reserve processors (at least one), so that Reserve are
+// always left for the transport and the short calls of every plugin. With
+// Nice, a long call's thread runs at that niceness (on Linux), so that the
+// operating system prefers everything else when the cores are busy; the
+// thread ends with the call. The zero value, the default, lets long calls
+// take every processor at normal priority; wasmcp serve sets Reserve 1 and
+// Nice 10 (BENCHMARKS.md, the noisy neighbour).
+type LongCalls struct {
+	Reserve int
+	Nice    int
+}
+
+// WithLongCalls sets how long calls share the processors. Reserve must not
+// be negative; Nice must be between 0 and 19.
+func (c Config) WithLongCalls(l LongCalls) Config { c.longCalls = l; return c }
+
 // validate reports the first invalid setting and returns the memory limit in
 // pages.
 func (c Config) validate() (pages uint32, err error) {
@@ -153,6 +175,10 @@ func (c Config) validate() (pages uint32, err error) {
 	}
 	if err := c.admission.validate(); err != nil {
 		return 0, err
+	}
+	if c.longCalls.Reserve < 0 || c.longCalls.Nice < 0 || c.longCalls.Nice > 19 {
+		return 0, fmt.Errorf("config: long calls: reserve %d must not be negative and nice %d must be between 0 and 19",
+			c.longCalls.Reserve, c.longCalls.Nice)
 	}
 	return uint32(c.memory / pageSize), nil
 }

@@ -8,9 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/wasmcp/wasmcp/host/policy"
 	"log"
 	"log/slog"
+
+	"github.com/wasmcp/wasmcp/host/policy"
 
 	"github.com/wasmcp/wasmcp/host"
 )

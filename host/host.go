@@ -133,7 +133,7 @@ type Host struct {
 	cache wazero.CompilationCache
 	// runtime is shared by every module: its host modules are set up once.
 	runtime *sandbox.Runtime
-	reg     *registry.Registry
+	reg     *registry.Registry[*plugin.Plugin]
 	open    atomic.Int64 // modules loaded and not yet closed
 	reclaim *reclaimer
 	inst    *telemetry.Instruments
@@ -167,34 +167,6 @@ type Host struct {
 	watchers sync.WaitGroup // running Watch calls; Add under mu
 }
 
-// module is a loaded plugin as the registry holds it. It counts open
-// modules, which lets tests prove that nothing outlives Close.
-type module struct {
-	*plugin.Plugin
-	open   *atomic.Int64
-	closed atomic.Bool
-	// generation is the Host's generation the module was loaded under.
-	generation uint64
-}
-
-// plugins is mods as the registry takes them.
-func plugins(mods []*module) []registry.Plugin {
-	out := make([]registry.Plugin, len(mods))
-	for i, m := range mods {
-		out[i] = m
-	}
-	return out
-}
-
-// Close closes the plugin, waiting for its calls to finish.
-func (m *module) Close(ctx context.Context) error {
-	err := m.Plugin.Close(ctx)
-	if m.closed.CompareAndSwap(false, true) {
-		m.open.Add(-1)
-	}
-	return err
-}
-
 // New validates cfg and returns a Host with no modules. It opens the
 // compilation cache in the cache directory, creating the directory (0700);
 // if that fails it logs a warning and works without a cache on disk.
@@ -203,7 +175,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{cfg: cfg, log: cfg.log(), failed: map[string]failure{}, loaded: make(chan struct{}), reclaim: newReclaimer(),
+	h := &Host{cfg: cfg, log: cfg.log(), failed: map[string]failure{}, loaded: make(chan struct{}), reclaim: newReclaimer(cfg.memoryReturn),
 		admission: admission.New(cfg.admission.config())}
 	if cfg.dir != "" {
 		if h.dir, err = filepath.Abs(cfg.dir); err != nil {
@@ -216,21 +188,22 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	h.stopCtx, h.stop = context.WithCancel(context.Background())
 	var claims registry.ClaimStore
 	h.cache, claims = openCache(cfg.cacheDir, h.dir, h.log)
-	if h.runtime, err = sandbox.NewRuntime(ctx, h.cache); err != nil {
+	rc := sandbox.RuntimeConfig{Cache: h.cache, LongCalls: sandbox.LongCalls(cfg.longCalls)}
+	if h.runtime, err = sandbox.NewRuntime(ctx, rc); err != nil {
 		_ = h.cache.Close(ctx)
 		return nil, fmt.Errorf("new runtime: %w", err)
 	}
 	h.opts = plugin.Options{
+		Runtime: h.runtime,
 		Sandbox: sandbox.Options{
 			Limits:      sandbox.Limits{MemoryPages: pages, Timeout: cfg.timeout, ClientTimeout: cfg.clientTimeout, MaxOutput: uint32(cfg.maxOutput)},
-			Runtime:     h.runtime,
 			Logger:      h.log,
 			Resolver:    cfg.resolver,
 			Instruments: h.inst,
 		},
 		MaxInput: cfg.maxInput,
 	}
-	h.reg = registry.New(registry.Options{Logger: h.log, Claims: claims})
+	h.reg = registry.New[*plugin.Plugin](registry.Options{Logger: h.log, Claims: claims})
 	if h.observing, err = h.observe(); err != nil {
 		_ = h.runtime.Close(ctx)
 		_ = h.cache.Close(ctx)
@@ -303,7 +276,7 @@ func (h *Host) Refused() []Refusal {
 	return refusals(h.reg.Snapshot())
 }
 
-func refusals(s *registry.Snapshot) []Refusal {
+func refusals(s *registry.Snapshot[*plugin.Plugin]) []Refusal {
 	var out []Refusal
 	for _, r := range s.Refused() {
 		p, _ := s.Plugin(r.Plugin)
@@ -313,13 +286,13 @@ func refusals(s *registry.Snapshot) []Refusal {
 	return out
 }
 
-func toTools(es []registry.Entry) []Tool {
+func toTools(es []registry.Entry[*plugin.Plugin]) []Tool {
 	if len(es) == 0 {
 		return nil
 	}
 	out := make([]Tool, len(es))
 	for i, e := range es {
-		out[i] = Tool{Tool: e.Tool, Plugin: e.Plugin.Name(), SHA256: e.Plugin.(*module).SHA256()}
+		out[i] = Tool{Tool: e.Tool, Plugin: e.Plugin.Name(), SHA256: e.Plugin.SHA256()}
 	}
 	return out
 }
@@ -360,16 +333,15 @@ var (
 // or a closed Host (ErrClosed).
 func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	var res *Result
-	err := h.reg.Call(req.Tool, func(p registry.Plugin) error {
-		m := p.(*module)
-		mod := Module{Plugin: m.Name(), File: m.Path(), SHA256: m.SHA256()}
-		release, refused := h.admit(ctx, req, m.Plugin, mod)
+	err := h.reg.Route(req.Tool, func(p *plugin.Plugin) error {
+		mod := Module{Plugin: p.Name(), File: p.Path(), SHA256: p.SHA256()}
+		release, refused := h.admit(ctx, req, p, mod)
 		if refused != nil {
 			res = refused
 			return nil
 		}
 		defer release()
-		r, err := m.Call(ctx, req.Tool, req.Arguments, req.hooks(mod.Plugin))
+		r, err := p.Call(ctx, req.Tool, req.Arguments, req.hooks(mod.Plugin))
 		if err != nil {
 			return err
 		}
@@ -393,7 +365,7 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 // subscribers have seen it: fn must be quick and must not call the Host's
 // loading methods or Close. cancel stops further calls.
 func (h *Host) Subscribe(fn func(Change)) (cancel func()) {
-	return h.reg.Subscribe(func(c registry.Change) {
+	return h.reg.Subscribe(func(c registry.Change[*plugin.Plugin]) {
 		fn(Change{Added: toTools(c.Added), Updated: toTools(c.Updated), Removed: c.Removed})
 	})
 }

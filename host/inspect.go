@@ -11,7 +11,6 @@ import (
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
 	"github.com/wasmcp/wasmcp/host/internal/registry"
-	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/internal/watcher"
 	"github.com/wasmcp/wasmcp/host/policy"
 )
@@ -106,12 +105,9 @@ func Inspect(ctx context.Context, cfg Config, path string) (*Report, error) {
 	_, r.Denied = h.cfg.policy.Grant(p.Name(), p.Requested())
 	r.StandIns = p.StandIns()
 	r.ABIVersion, r.Protocol, r.Imports, r.Exports = info.ABIVersion, info.Protocol, info.Imports, info.Exports
-	r.Kind = "wasmcp"
-	if info.Kind == sandbox.KindExtism {
-		r.Kind = "extism"
-	}
+	r.Kind = string(info.Kind)
 	h.open.Add(1)
-	target := &module{Plugin: p, open: &h.open}
+	target := p
 	if h.dir == "" {
 		return r, target.Close(ctx)
 	}
@@ -122,7 +118,7 @@ func Inspect(ctx context.Context, cfg Config, path string) (*Report, error) {
 // collisions resolves target together with the modules of h's directory
 // under the directory's claims, in a registry of its own, and returns the
 // refusals involving target. It closes every module it loaded, and target.
-func (h *Host) collisions(ctx context.Context, target *module) ([]Refusal, error) {
+func (h *Host) collisions(ctx context.Context, target *plugin.Plugin) ([]Refusal, error) {
 	paths, err := watcher.Scan(h.dir, nil)
 	if err != nil {
 		target.Close(ctx)
@@ -135,7 +131,7 @@ func (h *Host) collisions(ctx context.Context, target *module) ([]Refusal, error
 		}
 	}
 	mods, _ := h.loadAll(ctx, others, h.reg.Snapshot(), nil)
-	sim := registry.New(registry.Options{
+	sim := registry.New[*plugin.Plugin](registry.Options{
 		Logger: slog.New(slog.DiscardHandler), // the collisions are the report
 		Claims: frozenClaims(h.reg.Claims()),
 	})
@@ -143,8 +139,8 @@ func (h *Host) collisions(ctx context.Context, target *module) ([]Refusal, error
 	// then target arrives, as a newcomer or as a new version of the module
 	// of its name.
 	// Update fails only on a closed registry, and sim is not closed.
-	_, _ = sim.Update(plugins(mods), nil)
-	_, _ = sim.Update(plugins([]*module{target}), nil)
+	_, _ = sim.Update(mods, nil)
+	_, _ = sim.Update([]*plugin.Plugin{target}, nil)
 	var out []Refusal
 	for _, f := range refusals(sim.Snapshot()) {
 		if f.File == target.Path() || f.Owner == target.Path() {

@@ -61,7 +61,7 @@ func (h *Host) LoadFile(ctx context.Context, path string) error {
 	if err != nil || m == nil {
 		return err
 	}
-	if _, err := h.reg.Update(plugins([]*module{m}), nil); err != nil {
+	if _, err := h.reg.Update([]*plugin.Plugin{m}, nil); err != nil {
 		return fmt.Errorf("load %s: %w", path, ErrClosed)
 	}
 	h.logLoaded(m, h.reg.Snapshot())
@@ -188,14 +188,14 @@ func (h *Host) syncDirLocked(ctx context.Context, all, progressive bool) error {
 		}
 	}
 	h.forgetFailures(present)
-	var publish func([]*module)
-	var published []*module
+	var publish func([]*plugin.Plugin)
+	var published []*plugin.Plugin
 	if progressive {
 		// Ownership of contested names is settled by the whole set, not
 		// by who loaded first (registry.Hold).
 		defer h.reg.Hold()()
-		publish = func(mods []*module) {
-			if _, err := h.reg.Update(plugins(mods), gone); err == nil { // the removals go with the first modules
+		publish = func(mods []*plugin.Plugin) {
+			if _, err := h.reg.Update(mods, gone); err == nil { // the removals go with the first modules
 				h.logRemoved(gone, s)
 				gone = nil
 				published = append(published, mods...)
@@ -258,11 +258,11 @@ func (h *Host) apply(ctx context.Context, batch []watcher.Event) {
 }
 
 // update swaps mods in and gone out, and logs what happened to each file.
-func (h *Host) update(mods []*module, gone []string, s *registry.Snapshot) {
+func (h *Host) update(mods []*plugin.Plugin, gone []string, s *registry.Snapshot[*plugin.Plugin]) {
 	if len(mods) == 0 && len(gone) == 0 {
 		return
 	}
-	if _, err := h.reg.Update(plugins(mods), gone); err != nil {
+	if _, err := h.reg.Update(mods, gone); err != nil {
 		return // closed: the registry closed mods
 	}
 	now := h.reg.Snapshot()
@@ -272,7 +272,7 @@ func (h *Host) update(mods []*module, gone []string, s *registry.Snapshot) {
 	h.logRemoved(gone, s)
 }
 
-func (h *Host) logRemoved(gone []string, s *registry.Snapshot) {
+func (h *Host) logRemoved(gone []string, s *registry.Snapshot[*plugin.Plugin]) {
 	for _, name := range gone {
 		p, _ := s.Plugin(name)
 		h.log.Info("plugin removed", "file", p.Path())
@@ -281,7 +281,7 @@ func (h *Host) logRemoved(gone []string, s *registry.Snapshot) {
 
 // logLoaded says that m now serves, and how many of its tools another
 // module serves instead (the registry logs each such collision once).
-func (h *Host) logLoaded(m *module, s *registry.Snapshot) {
+func (h *Host) logLoaded(m *plugin.Plugin, s *registry.Snapshot[*plugin.Plugin]) {
 	refused := 0
 	for _, r := range s.Refused() {
 		if r.Plugin == m.Name() {
@@ -307,16 +307,16 @@ func (h *Host) logLoaded(m *module, s *registry.Snapshot) {
 // while publish was busy, and returns none. Failures are logged; refused
 // are the plugins of s that must stop serving because of theirs (see
 // loadFailed).
-func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot, publish func([]*module)) (mods []*module, refused []string) {
-	mods = make([]*module, len(paths))
+func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot[*plugin.Plugin], publish func([]*plugin.Plugin)) (mods []*plugin.Plugin, refused []string) {
+	mods = make([]*plugin.Plugin, len(paths))
 	refusedAt := make([]string, len(paths))
-	finished := make(chan *module, len(paths))
+	finished := make(chan *plugin.Plugin, len(paths))
 	published := make(chan struct{})
 	if publish != nil {
 		go func() {
 			defer close(published)
 			for m := range finished {
-				batch := []*module{m}
+				batch := []*plugin.Plugin{m}
 				for more := true; more; {
 					select {
 					case next, ok := <-finished:
@@ -360,20 +360,20 @@ func (h *Host) loadAll(ctx context.Context, paths []string, s *registry.Snapshot
 			refused = append(refused, name)
 		}
 	}
-	return slices.DeleteFunc(mods, func(m *module) bool { return m == nil }), refused
+	return slices.DeleteFunc(mods, func(m *plugin.Plugin) bool { return m == nil }), refused
 }
 
 // load reads path and loads it, unless s already serves that content from
 // that path, or it failed to load before with that content under the
 // current configuration: then it returns nil, nil.
-func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot) (*module, error) {
+func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot[*plugin.Plugin]) (*plugin.Plugin, error) {
 	wasm, err := h.readModule(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	digest := hexDigest(wasm)
 	if cur, ok := loaded(s, pluginName(path)); ok && cur.Path() == path && cur.SHA256() == digest &&
-		cur.generation == h.generation {
+		cur.Generation() == h.generation {
 		h.log.Debug("plugin unchanged; not reloaded", "file", path)
 		return nil, nil
 	}
@@ -396,7 +396,7 @@ func (h *Host) load(ctx context.Context, path string, s *registry.Snapshot) (*mo
 	h.recordLoad(ctx, p.Name(), "loaded")
 	h.forgetFailure(path)
 	h.open.Add(1)
-	return &module{Plugin: p, open: &h.open, generation: h.generation}, nil
+	return p, nil
 }
 
 // A failure is the content and configuration a file failed to load with;
@@ -442,13 +442,13 @@ func (h *Host) forgetFailures(present map[string]bool) {
 // Otherwise the plugin loaded from path, if any, keeps serving. A failure
 // caused by ctx ending (shutdown) is not the file's fault and is not
 // reported.
-func (h *Host) loadFailed(ctx context.Context, path string, err error, s *registry.Snapshot) (refused string) {
+func (h *Host) loadFailed(ctx context.Context, path string, err error, s *registry.Snapshot[*plugin.Plugin]) (refused string) {
 	if ctx.Err() != nil {
 		return ""
 	}
 	cur, ok := loaded(s, pluginName(path))
 	switch {
-	case ok && cur.Path() == path && cur.generation != h.generation && errors.As(err, new(*trust.RefusedError)):
+	case ok && cur.Path() == path && cur.Generation() != h.generation && errors.As(err, new(*trust.RefusedError)):
 		h.log.Error("plugin removed: the trust policy now refuses it", "file", path, "err", err)
 		return cur.Name()
 	case ok && cur.Path() == path:
@@ -465,12 +465,8 @@ func (h *Host) loadFailed(ctx context.Context, path string, err error, s *regist
 func PluginFiles(dir string) ([]string, error) { return watcher.Scan(dir, nil) }
 
 // loaded is the module of that name in s.
-func loaded(s *registry.Snapshot, name string) (*module, bool) {
-	p, ok := s.Plugin(name)
-	if !ok {
-		return nil, false
-	}
-	return p.(*module), true
+func loaded(s *registry.Snapshot[*plugin.Plugin], name string) (*plugin.Plugin, bool) {
+	return s.Plugin(name)
 }
 
 // pluginName is the name plugin.Load gives the module at path.

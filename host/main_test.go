@@ -268,8 +268,11 @@ func newHost(t testing.TB, dir string, l *logs, cfg host.Config) *host.Host {
 	return h
 }
 
+// testConfig is serve's configuration of the process-wide behaviours, with
+// a cache of the test's own and a quick settle.
 func testConfig(t testing.TB) host.Config {
-	return host.NewConfig().WithCacheDir(t.TempDir()).WithSettle(20 * time.Millisecond)
+	return host.NewConfig().WithCacheDir(t.TempDir()).WithSettle(20 * time.Millisecond).
+		WithLongCalls(host.LongCalls{Reserve: 1, Nice: 10})
 }
 
 // call calls tool with no arguments and returns the text of the first

@@ -35,9 +35,13 @@ func (h *Host) readModule(path string) ([]byte, error) {
 func (h *Host) locked() bool { return h.cfg.trust != nil && h.cfg.trust.Locked() }
 
 // pluginOptions are the options of the module at path: the Host's, with the
-// policy's limits for its name and its permissions decided by the policy.
+// policy's limits for its name and its permissions decided by the policy,
+// under the Host's generation. A plugin loaded with them counts as open
+// (h.open) until it is closed.
 func (h *Host) pluginOptions(path string) plugin.Options {
 	opts := h.opts
+	opts.Generation = h.generation
+	opts.Closed = func() { h.open.Add(-1) }
 	name := pluginName(path)
 	l := h.cfg.policy.Limits(name)
 	if l.Memory > 0 {

@@ -9,27 +9,29 @@ import (
 	"github.com/wasmcp/wasmcp/abi"
 )
 
-const (
-	// reclaimEvery is how many bytes of arguments and results may pass
-	// through Call before the host returns the memory they leave behind
-	// to the system.
-	reclaimEvery = 16 << 20
-	// reclaimDelay lets the caller finish with the result (a transport
-	// encodes and sends it) before its buffers are collected.
-	reclaimDelay = time.Second
-)
+// reclaimDelay lets the caller finish with the result (a transport encodes
+// and sends it) before its buffers are collected.
+const reclaimDelay = time.Second
+
+// WithMemoryReturn makes the host return the memory that calls' arguments
+// and results leave behind to the system, soon after every bytes of them
+// have passed through Call: a collection and debug.FreeOSMemory, which
+// affect the whole process, so a program embedding the host chooses. 0,
+// the default, never does; wasmcp serve returns it every 16 MiB.
+func (c Config) WithMemoryReturn(every int) Config { c.memoryReturn = every; return c }
 
 // A reclaimer returns the memory of large calls to the system soon after
 // them. Their arguments and results leave tens of megabytes of garbage per
 // call, copies made on the way in and out; the collector would free them
 // only at its next cycle, which an idle server reaches after two minutes,
-// and the runtime returns freed memory gradually. So after every
-// reclaimEvery bytes it runs full collections that return all free memory
-// at once (reclaim), reclaimDelay later.
+// and the runtime returns freed memory gradually. So after every every
+// bytes it runs full collections that return all free memory at once
+// (reclaim), reclaimDelay later. A nil reclaimer returns nothing.
 type reclaimer struct {
 	// free and delay are reclaim and reclaimDelay; tests replace them.
 	free  func()
 	delay time.Duration
+	every int
 
 	mu      sync.Mutex
 	traffic int
@@ -37,7 +39,13 @@ type reclaimer struct {
 	stopped bool
 }
 
-func newReclaimer() *reclaimer { return &reclaimer{free: reclaim, delay: reclaimDelay} }
+// newReclaimer returns the reclaimer of every bytes, nil for 0.
+func newReclaimer(every int) *reclaimer {
+	if every <= 0 {
+		return nil
+	}
+	return &reclaimer{free: reclaim, delay: reclaimDelay, every: every}
+}
 
 // reclaim returns all free memory to the system. It runs two collections:
 // what a sync.Pool holds survives one, and the buffers encoding/json pools
@@ -50,8 +58,11 @@ func reclaim() {
 }
 
 // add counts n bytes through Call and schedules a reclaim when they add
-// up to reclaimEvery and none is pending.
+// up to every and none is pending.
 func (r *reclaimer) add(n int) {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.traffic += n
@@ -63,7 +74,7 @@ func (r *reclaimer) add(n int) {
 // schedule starts a reclaim if reclaimEvery bytes were counted. r.mu is
 // held.
 func (r *reclaimer) schedule() {
-	if r.traffic < reclaimEvery || r.stopped {
+	if r.traffic < r.every || r.stopped {
 		return
 	}
 	r.traffic = 0
@@ -80,6 +91,9 @@ func (r *reclaimer) schedule() {
 
 // stop cancels a pending reclaim and schedules no more.
 func (r *reclaimer) stop() {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stopped = true

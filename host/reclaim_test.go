@@ -11,11 +11,13 @@ import (
 	"github.com/wasmcp/wasmcp/abi"
 )
 
-// TestReclaimer checks that memory is reclaimed once per reclaimEvery
-// bytes, one reclaim at a time, and never after stop.
+// TestReclaimer checks that memory is reclaimed once per every bytes, one
+// reclaim at a time, and never after stop; and that without WithMemoryReturn
+// it never is.
 func TestReclaimer(t *testing.T) {
+	const reclaimEvery = 16 << 20
 	freed := make(chan struct{}, 10)
-	r := &reclaimer{free: func() { freed <- struct{}{} }, delay: time.Millisecond}
+	r := &reclaimer{free: func() { freed <- struct{}{} }, delay: time.Millisecond, every: reclaimEvery}
 	r.add(reclaimEvery - 1)
 	r.add(1)
 	r.add(reclaimEvery) // while the first is pending: counted, and reclaimed after it
@@ -36,6 +38,9 @@ func TestReclaimer(t *testing.T) {
 		t.Error("reclaimed after stop")
 	default:
 	}
+	var none *reclaimer = newReclaimer(0)
+	none.add(1 << 40) // a Host without WithMemoryReturn: nothing happens
+	none.stop()
 }
 
 // A reclaim frees what encoding/json keeps in its pools after encoding a
@@ -58,7 +63,7 @@ func TestReclaimFreesPooledBuffers(t *testing.T) {
 	if n := encoded(); n < size {
 		t.Fatalf("encoded %d bytes", n)
 	}
-	newReclaimer().free()
+	reclaim()
 	if after := live(); after > before+size/4 {
 		t.Errorf("after a reclaim the live heap is %d MiB larger than before encoding %d MiB",
 			(after-before)>>20, size>>20)

@@ -84,7 +84,11 @@ var serveCmd = command{
 			if err != nil {
 				return usageError{err.Error()}
 			}
-			cfg, operator, err := pol.apply(cfg.WithAdmission(adm))
+			// A server owns its process: long calls leave a processor to
+			// the transport and short calls, at a lower priority, and the
+			// memory of large calls goes back to the system after them.
+			cfg = cfg.WithAdmission(adm).WithLongCalls(host.LongCalls{Reserve: 1, Nice: 10}).WithMemoryReturn(16 << 20)
+			cfg, operator, err := pol.apply(cfg)
 			if err != nil {
 				return err
 			}

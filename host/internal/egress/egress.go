@@ -15,10 +15,12 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -26,7 +28,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -163,17 +164,34 @@ type exchange struct {
 	grant string
 }
 
-// Do makes the request doc, an abi.HTTPRequest document, for a call of
-// tool, and returns the status and reply of ABI.md section 5. The request
-// ends when ctx does: the call's deadline or cancellation.
-func (c *Client) Do(ctx context.Context, tool string, doc []byte) (abi.ReplyStatus, []byte) {
+// Failure is a request that got no response: its status of ABI.md section 5
+// (StatusDenied, StatusInvalid, StatusTimeout or StatusFailed) and the
+// reason, which the guest is told and the audit line says. A denied server
+// was never contacted.
+type Failure struct {
+	Status abi.ReplyStatus
+	Reason string
+}
+
+func (f *Failure) Error() string { return f.Reason }
+
+func failed(status abi.ReplyStatus, format string, args ...any) *Failure {
+	return &Failure{status, fmt.Sprintf(format, args...)}
+}
+
+// Do makes the request r of a guest, for a call of tool, and returns the
+// response, or a *Failure. r.Body may be memory the caller reuses once Do
+// returns: it is copied. The request ends when ctx does: the call's
+// deadline or cancellation.
+func (c *Client) Do(ctx context.Context, tool string, r abi.HTTPRequest) (*abi.HTTPResponse, error) {
 	start := time.Now()
 	ctx, span := c.tracer.Start(ctx, "http_request", trace.WithSpanKind(trace.SpanKindClient))
 	defer span.End()
 	x := exchange{tool: tool}
-	status, reply := c.do(ctx, doc, &x)
-	if status != abi.StatusOK {
-		x.reason = string(reply)
+	resp, f := c.do(ctx, r, &x)
+	status := abi.StatusOK
+	if f != nil {
+		status, x.reason = f.Status, f.Reason
 	}
 	c.audit(ctx, &x, status, time.Since(start))
 	// The origin only: a URL's path and query, and the headers, may carry
@@ -183,10 +201,19 @@ func (c *Client) Do(ctx context.Context, tool string, doc []byte) (abi.ReplyStat
 	if x.code != 0 {
 		span.SetAttributes(attribute.Int("http.response.status_code", x.code))
 	}
-	if status != abi.StatusOK {
+	if f != nil {
 		span.SetStatus(codes.Error, status.String())
+		return nil, f
 	}
-	return status, reply
+	return resp, nil
+}
+
+// Invalid records a request of tool that could not be read at all (its
+// document was malformed), as Do records one it refuses, and returns the
+// failure, StatusInvalid with reason.
+func (c *Client) Invalid(ctx context.Context, tool, reason string) error {
+	c.audit(ctx, &exchange{tool: tool, reason: reason}, abi.StatusInvalid, 0)
+	return &Failure{abi.StatusInvalid, reason}
 }
 
 func (c *Client) audit(ctx context.Context, x *exchange, status abi.ReplyStatus, d time.Duration) {
@@ -214,29 +241,19 @@ func (c *Client) audit(ctx context.Context, x *exchange, status abi.ReplyStatus,
 		telemetry.OriginKey.String(grant), telemetry.NetOutcomeKey.String(status.String())))
 }
 
-// failure is a reply other than StatusOK.
-type failure struct {
-	status abi.ReplyStatus
-	msg    string
-}
-
-func fail(status abi.ReplyStatus, format string, args ...any) (abi.ReplyStatus, []byte) {
-	return status, fmt.Appendf(nil, format, args...)
-}
-
-func (c *Client) do(ctx context.Context, doc []byte, x *exchange) (abi.ReplyStatus, []byte) {
-	req, bad := c.request(ctx, doc, x)
+func (c *Client) do(ctx context.Context, r abi.HTTPRequest, x *exchange) (*abi.HTTPResponse, *Failure) {
+	req, bad := c.request(ctx, r, x)
 	if bad != nil {
-		return bad.status, []byte(bad.msg)
+		return nil, bad
 	}
 	if ctx.Err() != nil {
-		return fail(abi.StatusTimeout, "%s %s: not sent: the call was %s", req.Method, x.origin, doneReason(ctx))
+		return nil, failed(abi.StatusTimeout, "%s %s: not sent: the call was %s", req.Method, x.origin, doneReason(ctx))
 	}
 	select {
 	case c.slots <- struct{}{}:
 		defer func() { <-c.slots }()
 	case <-ctx.Done():
-		return fail(abi.StatusTimeout, "%s %s: not sent: the call was %s while waiting for one of plugin %s's %d requests in flight to end",
+		return nil, failed(abi.StatusTimeout, "%s %s: not sent: the call was %s while waiting for one of plugin %s's %d requests in flight to end",
 			req.Method, x.origin, doneReason(ctx), c.plugin, c.grant.MaxRequests)
 	}
 	resp, err := c.client.Do(req)
@@ -244,34 +261,39 @@ func (c *Client) do(ctx context.Context, doc []byte, x *exchange) (abi.ReplyStat
 		var r *Refusal
 		switch {
 		case errors.As(err, &r):
-			return abi.StatusDenied, []byte(r.Error())
+			return nil, &Failure{abi.StatusDenied, r.Error()}
 		case ctx.Err() != nil:
-			return fail(abi.StatusTimeout, "%s %s: the call was %s before the response came", req.Method, x.origin, doneReason(ctx))
+			return nil, failed(abi.StatusTimeout, "%s %s: the call was %s before the response came", req.Method, x.origin, doneReason(ctx))
 		}
-		return fail(abi.StatusFailed, "%v", err)
+		return nil, failed(abi.StatusFailed, "%v", err)
 	}
 	defer resp.Body.Close()
 	x.code, x.final = resp.StatusCode, originString(resp.Request.URL)
 	body, err := c.readBody(resp)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return fail(abi.StatusTimeout, "%s %s: the call was %s while the response was read", req.Method, x.origin, doneReason(ctx))
+		return nil, failed(abi.StatusTimeout, "%s %s: the call was %s while the response was read", req.Method, x.origin, doneReason(ctx))
 	case err != nil:
-		return fail(abi.StatusFailed, "%s %s: %v", req.Method, x.origin, err)
+		return nil, failed(abi.StatusFailed, "%s %s: %v", req.Method, x.origin, err)
 	}
-	defer putBuf(body)
-	x.bytes = body.Len()
-	return abi.StatusOK, encodeResponse(resp, body.Bytes())
+	x.bytes = len(body)
+	return response(resp, body), nil
 }
 
-// request decodes and checks doc, and returns the request to send.
-func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Request, *failure) {
-	if len(doc) > abi.MaxHTTPRequestSize {
-		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: the document of %d bytes is over the limit of %d", len(doc), abi.MaxHTTPRequestSize)}
+// request checks r, and returns the request to send.
+func (c *Client) request(ctx context.Context, r abi.HTTPRequest, x *exchange) (*http.Request, *Failure) {
+	// The bounds of a request document (ABI.md section 5), whatever the
+	// dialect the request came in: tiny headers would otherwise cost the
+	// host many times their size.
+	n := headSize(r)
+	if n > abi.MaxHTTPHeadSize {
+		return nil, &Failure{abi.StatusInvalid, fmt.Sprintf("http request: the head of %d bytes is over the limit of %d", n, abi.MaxHTTPHeadSize)}
 	}
-	r, err := abi.DecodeHTTPRequest(doc)
-	if err != nil {
-		return nil, &failure{abi.StatusInvalid, "http request: " + err.Error()}
+	if len(r.Body) > 0 {
+		n += 1 + len(r.Body) // the line feed, then the body
+	}
+	if n > abi.MaxHTTPRequestSize {
+		return nil, &Failure{abi.StatusInvalid, fmt.Sprintf("http request: the document of %d bytes is over the limit of %d", n, abi.MaxHTTPRequestSize)}
 	}
 	if r.Method == "" {
 		r.Method = http.MethodGet
@@ -279,59 +301,68 @@ func (c *Client) request(ctx context.Context, doc []byte, x *exchange) (*http.Re
 	x.method = r.Method
 	switch {
 	case !policy.ValidHeaderName(r.Method):
-		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: method %q is not an HTTP token", r.Method)}
+		return nil, &Failure{abi.StatusInvalid, fmt.Sprintf("http request: method %q is not an HTTP token", r.Method)}
 	case strings.EqualFold(r.Method, http.MethodConnect) || strings.EqualFold(r.Method, http.MethodTrace):
 		// CONNECT opens a tunnel; TRACE echoes the request, headers the
 		// policy adds included. Some servers read methods in any case.
-		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: method %s is not allowed", r.Method)}
+		return nil, &Failure{abi.StatusInvalid, fmt.Sprintf("http request: method %s is not allowed", r.Method)}
 	}
 	u, err := url.Parse(r.URL)
 	switch {
 	case err != nil:
-		return nil, &failure{abi.StatusInvalid, "http request: " + err.Error()}
+		return nil, &Failure{abi.StatusInvalid, "http request: " + err.Error()}
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: %q: only http and https URLs are allowed", r.URL)}
+		return nil, &Failure{abi.StatusInvalid, fmt.Sprintf("http request: %q: only http and https URLs are allowed", r.URL)}
 	case u.User != nil:
-		return nil, &failure{abi.StatusInvalid, "http request: a URL with credentials is not allowed; send an Authorization header"}
+		return nil, &Failure{abi.StatusInvalid, "http request: a URL with credentials is not allowed; send an Authorization header"}
 	}
 	o, err := policy.URLOrigin(u)
 	switch {
 	case errors.Is(err, policy.ErrAmbiguousHost):
 		x.origin = u.Scheme + "://" + u.Host
-		return nil, &failure{abi.StatusDenied, fmt.Sprintf("%s: %v", x.origin, err)}
+		return nil, &Failure{abi.StatusDenied, fmt.Sprintf("%s: %v", x.origin, err)}
 	case err != nil:
-		return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: %q: %v", r.URL, err)}
+		return nil, &Failure{abi.StatusInvalid, fmt.Sprintf("http request: %q: %v", r.URL, err)}
 	}
 	x.origin = o.String()
 	grant, err := c.allow(o)
 	if err != nil {
-		return nil, &failure{abi.StatusDenied, err.Error()}
+		return nil, &Failure{abi.StatusDenied, err.Error()}
 	}
 	x.grant = grant.String()
 	var body io.Reader
 	if len(r.Body) > 0 {
-		// A copy: doc is the guest's memory, which the transport may still
-		// be reading after Do returns (a server that answers before it has
-		// read the body), when the guest runs again or its memory is
-		// unmapped.
+		// A copy: the body may be the guest's memory, which the transport
+		// may still be reading after Do returns (a server that answers
+		// before it has read the body), when the guest runs again or its
+		// memory is unmapped.
 		body = bytes.NewReader(bytes.Clone(r.Body))
 	}
 	req, err := http.NewRequestWithContext(ctx, r.Method, u.String(), body)
 	if err != nil {
-		return nil, &failure{abi.StatusInvalid, "http request: " + err.Error()}
+		return nil, &Failure{abi.StatusInvalid, "http request: " + err.Error()}
 	}
 	for _, h := range r.Headers {
 		switch {
 		case !policy.ValidHeaderName(h.Name):
-			return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: header name %q is not an HTTP token", h.Name)}
+			return nil, &Failure{abi.StatusInvalid, fmt.Sprintf("http request: header name %q is not an HTTP token", h.Name)}
 		case !policy.ValidHeaderValue(h.Value):
-			return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: header %s: the value holds a control character", h.Name)}
+			return nil, &Failure{abi.StatusInvalid, fmt.Sprintf("http request: header %s: the value holds a control character", h.Name)}
 		case policy.ReservedHeader(h.Name):
-			return nil, &failure{abi.StatusInvalid, fmt.Sprintf("http request: header %s is set by the host from the URL and body", h.Name)}
+			return nil, &Failure{abi.StatusInvalid, fmt.Sprintf("http request: header %s is set by the host from the URL and body", h.Name)}
 		}
 		req.Header.Add(h.Name, h.Value)
 	}
 	return req, nil
+}
+
+// headSize is the size of r's head as ABI.md section 5 encodes it.
+func headSize(r abi.HTTPRequest) int {
+	head, err := json.Marshal(r)
+	if err != nil {
+		return math.MaxInt // strings and string pairs always encode
+	}
+	return len(head)
 }
 
 // allow returns the granted origin that covers o, or a *Refusal if the
@@ -345,44 +376,26 @@ func (c *Client) allow(o policy.Origin) (policy.Origin, error) {
 	return policy.Origin{}, &Refusal{fmt.Sprintf("%s is not in plugin %s's net policy", o, c.plugin)}
 }
 
-// readBody reads the response body into a buffer of bufs, refusing one over
-// the policy's maxResponse. The caller returns the buffer to bufs.
-func (c *Client) readBody(resp *http.Response) (*bytes.Buffer, error) {
+// readBody reads the response body, refusing one over the policy's
+// maxResponse.
+func (c *Client) readBody(resp *http.Response) ([]byte, error) {
 	limit := c.grant.MaxResponse
 	tooLarge := fmt.Errorf("the response body is over plugin %s's maxResponse of %d bytes", c.plugin, limit)
 	if resp.ContentLength > limit {
 		return nil, tooLarge
 	}
-	buf := bufs.Get().(*bytes.Buffer)
-	buf.Reset()
+	var buf bytes.Buffer
 	if resp.ContentLength > 0 {
 		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
 	}
 	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
 	switch {
 	case err != nil:
-		putBuf(buf)
 		return nil, fmt.Errorf("reading the response: %w", err)
 	case n > limit:
-		putBuf(buf)
 		return nil, tooLarge
 	}
-	return buf, nil
-}
-
-// bufs are the buffers response bodies are read into: the body is encoded
-// into the reply at once, and a buffer that grew to a body's size is kept
-// for the next, rather than grown again and collected at every request.
-var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// maxPooled is the largest buffer bufs keeps: a few bodies of megabytes
-// should not stay in memory for good.
-const maxPooled = 1 << 20
-
-func putBuf(b *bytes.Buffer) {
-	if b.Cap() <= maxPooled {
-		bufs.Put(b)
-	}
+	return buf.Bytes(), nil
 }
 
 // gate is the client's transport: it checks the origin of every request,
@@ -427,8 +440,8 @@ func (g gate) RoundTrip(req *http.Request) (*http.Response, error) {
 	return g.c.transport.RoundTrip(req)
 }
 
-// encodeResponse is the reply of StatusOK.
-func encodeResponse(resp *http.Response, body []byte) []byte {
+// response is the guest's view of resp, whose body is body.
+func response(resp *http.Response, body []byte) *abi.HTTPResponse {
 	names := make([]string, 0, len(resp.Header))
 	n := 0
 	for name, values := range resp.Header {
@@ -442,7 +455,7 @@ func encodeResponse(resp *http.Response, body []byte) []byte {
 			headers = append(headers, abi.HTTPHeader{Name: name, Value: v})
 		}
 	}
-	return abi.EncodeHTTPResponse(abi.HTTPResponse{Status: resp.StatusCode, URL: resp.Request.URL.String(), Headers: headers, Body: body})
+	return &abi.HTTPResponse{Status: resp.StatusCode, URL: resp.Request.URL.String(), Headers: headers, Body: body}
 }
 
 // originString is the origin of u for the audit line.

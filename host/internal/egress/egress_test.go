@@ -3,6 +3,7 @@ package egress_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -92,16 +93,24 @@ func newClient(t *testing.T, settings string, log *records, names egress.Resolve
 // status and reply.
 func do(t *testing.T, ctx context.Context, c *egress.Client, req any) (abi.ReplyStatus, string) {
 	t.Helper()
-	doc, ok := req.(string)
+	r, ok := req.(abi.HTTPRequest)
 	if !ok {
-		b, err := abi.EncodeHTTPRequest(req.(abi.HTTPRequest))
-		if err != nil {
-			t.Fatal(err)
+		// A document, read as the wasmcp dialect reads a guest's.
+		var err error
+		if r, err = abi.DecodeHTTPRequest([]byte(req.(string))); err != nil {
+			return guestReply(nil, c.Invalid(ctx, "get", "http request: "+err.Error()))
 		}
-		doc = string(b)
 	}
-	status, reply := c.Do(ctx, "get", []byte(doc))
-	return status, string(reply)
+	return guestReply(c.Do(ctx, "get", r))
+}
+
+// guestReply is the status and reply a guest gets of Do's outcome (ABI.md
+// section 5).
+func guestReply(resp *abi.HTTPResponse, err error) (abi.ReplyStatus, string) {
+	if f, ok := errors.AsType[*egress.Failure](err); ok {
+		return f.Status, f.Reason
+	}
+	return abi.StatusOK, string(abi.EncodeHTTPResponse(*resp))
 }
 
 func response(t *testing.T, reply string) abi.HTTPResponse {
@@ -419,7 +428,7 @@ func TestMaxRequests(t *testing.T) {
 	c := client(t, `{"net":["`+srv.Origin+`"],"maxRequests":1}`, nil)
 	first := make(chan abi.ReplyStatus)
 	go func() {
-		status, _ := c.Do(t.Context(), "get", []byte(`{"url":"`+srv.URL+`"}`))
+		status, _ := guestReply(c.Do(t.Context(), "get", get(srv.URL)))
 		first <- status
 	}()
 	for seen.Load() == 0 {
@@ -475,9 +484,9 @@ func TestNoGrantDeniesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, reply := c.Do(t.Context(), "get", []byte(`{"url":"https://example.org/"}`))
-	if status != abi.StatusDenied || string(reply) != "https://example.org is not in plugin fetch's net policy" {
-		t.Errorf("%v %q", status, reply)
+	status, got := guestReply(c.Do(t.Context(), "get", get("https://example.org/")))
+	if status != abi.StatusDenied || got != "https://example.org is not in plugin fetch's net policy" {
+		t.Errorf("%v %q", status, got)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -36,26 +37,31 @@ import (
 // The error is non-nil only for an unknown tool (ErrUnknownTool) or a closed
 // plugin (ErrClosed).
 func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, hooks *sandbox.CallHooks) (*Result, error) {
-	if !p.enter() {
-		return nil, ErrClosed
-	}
-	defer p.leave()
 	t, ok := p.byName[name]
 	if !ok {
 		return nil, fmt.Errorf("plugin %s: %w %q", p.name, ErrUnknownTool, name)
 	}
 
-	if res := p.validate(ctx, name, t, args); res != nil {
-		return res, nil
-	}
 	if isAbsent(args) {
 		args = json.RawMessage("{}")
+	}
+	if res := p.validate(ctx, name, t, args); res != nil {
+		return res, nil
 	}
 
 	ctx, span := p.tracer.Start(ctx, "guest", trace.WithAttributes(telemetry.PluginKey.String(p.name), sha256Key.String(p.sum)))
 	defer span.End()
 	res := new(Result)
-	err := p.run(ctx, name, args, hooks, res)
+	err := p.mod.Call(ctx, name, args, hooks, func(out []byte, failed bool) error {
+		if failed {
+			// The guest's own error in place of a result (an Extism
+			// plugin's error_set): a tool error, with its message for the
+			// model to read.
+			res.Result = abi.Result{Content: []abi.Content{abi.Text(strings.ToValidUTF8(string(out), "\uFFFD"))}, IsError: true}
+			return nil
+		}
+		return decodeResult(out, &res.Result)
+	})
 	if errors.Is(err, sandbox.ErrClosed) {
 		span.SetAttributes(outcomeKey.String("closed"))
 		span.SetStatus(codes.Error, "closed")
@@ -75,9 +81,6 @@ func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, ho
 func (p *Plugin) validate(ctx context.Context, name string, t *tool, args json.RawMessage) *Result {
 	_, span := p.tracer.Start(ctx, "validate")
 	defer span.End()
-	if isAbsent(args) {
-		args = json.RawMessage("{}")
-	}
 	var res *Result
 	switch {
 	case len(args) > p.maxInput:

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/wasmcp/wasmcp/host/internal/plugin"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 )
 
 // This example loads a plugin, lists its tools and calls one twice: once
@@ -22,7 +23,13 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	p, err := plugin.Load(ctx, "plugins/hello.wasm", wasm, plugin.Options{})
+	// The runtime is shared by the plugins of a host.
+	rt, err := sandbox.NewRuntime(ctx, sandbox.RuntimeConfig{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	p, err := plugin.Load(ctx, "plugins/hello.wasm", wasm, plugin.Options{Runtime: rt})
 	if err != nil {
 		log.Fatal(err)
 	}

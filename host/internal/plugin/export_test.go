@@ -19,7 +19,6 @@ func Define(doc []byte) (*Plugin, error) {
 		path:     "fuzz.wasm",
 		maxInput: DefaultMaxInput,
 		logger:   slog.New(slog.DiscardHandler),
-		drained:  make(chan struct{}),
 	}
 	if err := p.define(doc); err != nil {
 		return nil, err
@@ -38,7 +37,7 @@ func (p *Plugin) ResultOf(ctx context.Context, tool string, doc []byte) *Result 
 	return p.finish(ctx, tool, p.byName[tool], &res, err)
 }
 
-// malformed is a read error as sandbox.Module.CallRead returns it: it
+// malformed is a read error as sandbox.Module.Call returns it: it
 // matches sandbox.ErrMalformed and has the read error's message.
 type malformed struct{ error }
 

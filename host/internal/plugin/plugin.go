@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -68,7 +67,10 @@ type Result struct {
 
 // Options configure Load.
 type Options struct {
-	// Sandbox configures the module's runtime, limits and logging.
+	// Runtime is the sandbox runtime the module compiles in, shared by the
+	// host's plugins.
+	Runtime *sandbox.Runtime
+	// Sandbox configures the module's limits and logging.
 	Sandbox sandbox.Options
 	// MaxInput is the largest arguments document, in bytes. Zero or less
 	// means DefaultMaxInput.
@@ -77,9 +79,14 @@ type Options struct {
 	// (see permissions.go). Nil grants nothing.
 	Permit PermitFunc
 	// Implicit is the permissions request of a module that cannot make
-	// one, an Extism plugin (ABI.md section 9): what the operator's policy
-	// offers it. wasmcp modules ignore it.
+	// one (sandbox.Info.AsksPermissions), an Extism plugin (ABI.md section
+	// 9): what the operator's policy offers it. Others ignore it.
 	Implicit *abi.Permissions
+	// Generation is the host's configuration the plugin is loaded under,
+	// which it reports (Generation) so that a newer one loads it again.
+	Generation uint64
+	// Closed, if set, is called once when the plugin is closed.
+	Closed func()
 	// Admission are the plugin's own admission limits, from the operator's
 	// policy: the host applies them before each call.
 	Admission admission.PluginLimits
@@ -100,16 +107,9 @@ type Plugin struct {
 	standIns        []string // see StandIns
 	admission       admission.PluginLimits
 	tracer          trace.Tracer
-	// calls numbers the calls of an Extism plugin of protocol 2.
-	calls atomic.Uint64
-
-	mu       sync.Mutex
-	inflight int           // calls running; guarded by mu
-	closed   bool          // guarded by mu
-	drained  chan struct{} // closed once closed is set and inflight is 0
-
-	closeOnce sync.Once
-	closeErr  error
+	generation      uint64
+	closed          func()
+	closeOnce       sync.Once
 }
 
 // tool is a definition with its compiled schemas.
@@ -126,12 +126,13 @@ type tool struct {
 // naming the file, the tool and the problem.
 func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin, error) {
 	p := &Plugin{
-		name:      strings.TrimSuffix(filepath.Base(path), ".wasm"),
-		path:      path,
-		maxInput:  opts.MaxInput,
-		logger:    opts.Sandbox.Logger,
-		admission: opts.Admission,
-		drained:   make(chan struct{}),
+		name:       strings.TrimSuffix(filepath.Base(path), ".wasm"),
+		path:       path,
+		maxInput:   opts.MaxInput,
+		logger:     opts.Sandbox.Logger,
+		admission:  opts.Admission,
+		generation: opts.Generation,
+		closed:     opts.Closed,
 	}
 	if p.maxInput <= 0 {
 		p.maxInput = DefaultMaxInput
@@ -144,18 +145,18 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 		inst = telemetry.Noop()
 	}
 	p.tracer = inst.Tracer
-	mod, err := sandbox.Compile(ctx, p.name, wasm, opts.Sandbox)
+	mod, err := opts.Runtime.Compile(ctx, p.name, wasm, opts.Sandbox)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	p.mod, p.info = mod, mod.Info()
 	sum := mod.Sum() // the sandbox's, which keys its compiled code by it
 	p.sum = hex.EncodeToString(sum[:])
-	doc, err := p.describe(ctx)
+	doc, err := mod.List(ctx)
 	if err == nil {
 		err = p.define(doc)
 	}
-	if p.info.Kind == sandbox.KindExtism {
+	if !p.info.AsksPermissions {
 		p.requested = opts.Implicit
 	}
 	if err == nil {
@@ -165,7 +166,7 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	if p.info.Kind == sandbox.KindExtism {
+	if !p.info.AsksPermissions {
 		p.standIns = findStandIns(p.info.Imports, p.granted)
 	}
 	return p, nil
@@ -191,50 +192,20 @@ func (p *Plugin) Tools() []abi.Tool { return slices.Clone(p.tools) }
 // version.
 func (p *Plugin) Info() sandbox.Info { return p.mod.Info() }
 
-// enter registers a call, unless the plugin is closed.
-func (p *Plugin) enter() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return false
-	}
-	p.inflight++
-	return true
-}
-
-// leave ends a call registered by enter.
-func (p *Plugin) leave() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.inflight--
-	if p.closed && p.inflight == 0 {
-		close(p.drained)
-	}
-}
+// Generation is Options.Generation.
+func (p *Plugin) Generation() uint64 { return p.generation }
 
 // Close refuses new calls (they get ErrClosed), waits for the calls in
-// flight to finish, and closes the module. If ctx is done first, the module
-// is closed anyway, a call still running in the guest ends with ErrClosed,
-// and Close returns an error wrapping ctx's cause. Close may be called more than once.
+// flight to finish, and closes the module (sandbox.Module.Close: if ctx is
+// done first, the calls still running are stopped, and Close returns an
+// error wrapping ctx's cause). Close may be called more than once.
 func (p *Plugin) Close(ctx context.Context) error {
-	p.mu.Lock()
-	if !p.closed {
-		p.closed = true
-		if p.inflight == 0 {
-			close(p.drained)
-		}
+	err := p.mod.Close(ctx)
+	if p.closed != nil {
+		p.closeOnce.Do(p.closed)
 	}
-	p.mu.Unlock()
-
-	var waitErr error
-	select {
-	case <-p.drained:
-	case <-ctx.Done():
-		waitErr = fmt.Errorf("close plugin %s: stopped calls still running: %w", p.name, context.Cause(ctx))
+	if err != nil {
+		return fmt.Errorf("close plugin %s: %w", p.name, err)
 	}
-	p.closeOnce.Do(func() {
-		// The module must close even when ctx is done.
-		p.closeErr = p.mod.Close(context.WithoutCancel(ctx))
-	})
-	return errors.Join(waitErr, p.closeErr)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wasmcp/wasmcp/abi"
@@ -24,10 +25,20 @@ func guest(t testing.TB, name string) []byte {
 
 var testContext = sandboxtest.Context
 
+// testRuntime is the runtime every test's plugins compile in, as a host's
+// do.
+var testRuntime = sync.OnceValue(func() *sandbox.Runtime {
+	rt, err := sandbox.NewRuntime(context.Background(), sandbox.RuntimeConfig{LongCalls: sandbox.LongCalls{Reserve: 1, Nice: 10}})
+	if err != nil {
+		panic(err)
+	}
+	return rt
+})
+
 // testOptions keep the logs quiet. The deadline is the default, so that no
 // call that must succeed depends on how busy the machine is.
 func testOptions() plugin.Options {
-	return plugin.Options{Sandbox: sandbox.Options{Logger: slog.New(slog.DiscardHandler)}}
+	return plugin.Options{Runtime: testRuntime(), Sandbox: sandbox.Options{Logger: slog.New(slog.DiscardHandler)}}
 }
 
 func load(t testing.TB, name string, opts plugin.Options) *plugin.Plugin {

@@ -21,8 +21,8 @@ import (
 // size of the registry, which every swap rebuilds; 100 would be quadratic).
 func BenchmarkUpdate(b *testing.B) {
 	const perPlugin = 10
-	plugins := func(n, version int) []Plugin {
-		out := make([]Plugin, n)
+	plugins := func(n, version int) []*fake {
+		out := make([]*fake, n)
 		for i := range out {
 			tools := make([]abi.Tool, perPlugin)
 			for k := range tools {
@@ -40,7 +40,7 @@ func BenchmarkUpdate(b *testing.B) {
 	// run loads n plugins into a new registry, then replaces one of them
 	// swaps times, and returns the time of the load and of one swap.
 	run := func(n, swaps int) (load, swap time.Duration) {
-		r := New(Options{Logger: slog.New(slog.DiscardHandler)})
+		r := New[*fake](Options{Logger: slog.New(slog.DiscardHandler)})
 		defer r.Close(context.Background())
 		all := plugins(n, 1)
 		next := plugins(1, 2)

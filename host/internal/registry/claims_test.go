@@ -44,7 +44,7 @@ func TestUnreadableClaimsAreLoggedAndIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	r := New(Options{Claims: NewFileStore(path, "/p"), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	r := New[*fake](Options{Claims: NewFileStore(path, "/p"), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer r.Close(context.Background())
 	if !strings.Contains(logs.String(), "claims unreadable") {
 		t.Fatalf("no warning logged: %q", logs.String())
@@ -61,7 +61,7 @@ func TestUnreadableClaimsAreLoggedAndIgnored(t *testing.T) {
 
 func TestCollisionLogNamesBothFilesAndTool(t *testing.T) {
 	var logs bytes.Buffer
-	r := New(Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	r := New[*fake](Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	defer r.Close(context.Background())
 	mustUpdate(t, r, []*fake{newFake("a", 1, tool("x", ""))})
 	mustUpdate(t, r, []*fake{newFake("b", 1, tool("x", ""))})

@@ -122,20 +122,16 @@ func (m *memStore) Save(c map[string]string) error {
 	return nil
 }
 
-func newRegistry(t *testing.T, store ClaimStore) *Registry {
+func newRegistry(t *testing.T, store ClaimStore) *Registry[*fake] {
 	t.Helper()
-	r := New(Options{Claims: store, Logger: slog.New(slog.DiscardHandler)})
+	r := New[*fake](Options{Claims: store, Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(func() { r.Close(context.Background()) })
 	return r
 }
 
-func mustUpdate(t *testing.T, r *Registry, put []*fake, remove ...string) Change {
+func mustUpdate(t *testing.T, r *Registry[*fake], put []*fake, remove ...string) Change[*fake] {
 	t.Helper()
-	ps := make([]Plugin, len(put))
-	for i, p := range put {
-		ps[i] = p
-	}
-	c, err := r.Update(ps, remove)
+	c, err := r.Update(put, remove)
 	if err != nil {
 		t.Fatalf("Update: %v", err)
 	}
@@ -143,7 +139,7 @@ func mustUpdate(t *testing.T, r *Registry, put []*fake, remove ...string) Change
 }
 
 // served returns tool -> plugin name for the current snapshot.
-func served(r *Registry) map[string]string {
+func served(r *Registry[*fake]) map[string]string {
 	out := map[string]string{}
 	for _, e := range r.Snapshot().Entries() {
 		out[e.Tool.Name] = e.Plugin.Name()
@@ -151,7 +147,7 @@ func served(r *Registry) map[string]string {
 	return out
 }
 
-func names(es []Entry) []string {
+func names(es []Entry[*fake]) []string {
 	out := []string{}
 	for _, e := range es {
 		out = append(out, e.Tool.Name)
@@ -159,16 +155,16 @@ func names(es []Entry) []string {
 	return out
 }
 
-// call runs tool as the host does, with Registry.Call.
-func call(r *Registry, tool string) (res *plugin.Result, err error) {
-	err = r.Call(tool, func(p Plugin) error {
-		res, err = p.(*fake).Call(context.Background(), tool, nil, nil)
+// call runs tool as the host does, with Registry.Route.
+func call(r *Registry[*fake], tool string) (res *plugin.Result, err error) {
+	err = r.Route(tool, func(p *fake) error {
+		res, err = p.Call(context.Background(), tool, nil, nil)
 		return err
 	})
 	return res, err
 }
 
-func callText(t *testing.T, r *Registry, tool string) string {
+func callText(t *testing.T, r *Registry[*fake], tool string) string {
 	t.Helper()
 	res, err := call(r, tool)
 	if err != nil {

@@ -1,7 +1,7 @@
 // Package registry maps tool names to the plugins that serve them.
 //
 // The registry holds an immutable Snapshot behind an atomic pointer. Readers
-// (Call, Snapshot) never lock: they load the current snapshot and use it.
+// (Route, Snapshot) never lock: they load the current snapshot and use it.
 // Writers (Update, Close) are serialised by a mutex, build the next snapshot
 // copy-on-write, publish it with one atomic store, and only then close the
 // plugins they replaced or removed, in the background. A call that already
@@ -29,9 +29,12 @@ import (
 )
 
 // Plugin is what the registry needs of a loaded module; *plugin.Plugin
-// satisfies it. Name identifies the plugin: Update with a plugin of a name
-// already present replaces that plugin.
+// satisfies it, and the registry's tests give their own. Name identifies
+// the plugin: Update with a plugin of a name already present replaces that
+// plugin. A Registry holds its plugins by their own type, so that what it
+// hands back needs no assertion.
 type Plugin interface {
+	comparable
 	// Name is the plugin's file name without ".wasm", unique in a directory.
 	Name() string
 	// Path is the file the plugin was loaded from, used in log lines.
@@ -42,7 +45,7 @@ type Plugin interface {
 	Close(ctx context.Context) error
 }
 
-// ErrClosed is returned by Call and Update after Close.
+// ErrClosed is returned by Route and Update after Close.
 var ErrClosed = errors.New("registry closed")
 
 // Options configure a Registry. The zero value is usable.
@@ -56,16 +59,17 @@ type Options struct {
 	Claims ClaimStore
 }
 
-// Registry is the tool index. All methods are safe for concurrent use.
-type Registry struct {
+// Registry is the tool index of plugins of type P. All methods are safe for
+// concurrent use.
+type Registry[P Plugin] struct {
 	log   *slog.Logger
 	store ClaimStore
-	snap  atomic.Pointer[Snapshot]
+	snap  atomic.Pointer[Snapshot[P]]
 
 	mu     sync.Mutex        // serialises writers
 	claims map[string]string // tool name -> plugin name; guarded by mu
 	closed bool              // guarded by mu
-	subs   []*subscriber     // guarded by mu
+	subs   []*subscriber[P]  // guarded by mu
 	// held is set while Hold keeps the claims as they were: pending are
 	// the claims the swaps since then imply, saved on release.
 	held    bool
@@ -78,12 +82,12 @@ type Registry struct {
 
 // New returns an empty registry. Claims are read from opts.Claims now; a
 // store that cannot be read is logged and treated as empty.
-func New(opts Options) *Registry {
+func New[P Plugin](opts Options) *Registry[P] {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	r := &Registry{log: log, store: opts.Claims, claims: map[string]string{}}
+	r := &Registry[P]{log: log, store: opts.Claims, claims: map[string]string{}}
 	r.drainCtx, r.cancelDrains = context.WithCancel(context.Background())
 	if r.store != nil {
 		claims, err := r.store.Load()
@@ -93,19 +97,19 @@ func New(opts Options) *Registry {
 			r.claims = claims
 		}
 	}
-	r.snap.Store(emptySnapshot())
+	r.snap.Store(emptySnapshot[P]())
 	return r
 }
 
 // Claims returns a copy of the current claims: tool name -> plugin name.
-func (r *Registry) Claims() map[string]string {
+func (r *Registry[P]) Claims() map[string]string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return maps.Clone(r.claims)
 }
 
 // Snapshot returns the current snapshot. It never changes once returned.
-func (r *Registry) Snapshot() *Snapshot { return r.snap.Load() }
+func (r *Registry[P]) Snapshot() *Snapshot[P] { return r.snap.Load() }
 
 // Update installs the plugins in put (replacing any of the same name) and
 // removes the plugins named in remove, as one atomic swap, then queues the
@@ -113,7 +117,7 @@ func (r *Registry) Snapshot() *Snapshot { return r.snap.Load() }
 // Replaced and removed plugins are closed in the background once the new
 // snapshot is visible. Update takes ownership of put: after Close it closes
 // them and returns ErrClosed.
-func (r *Registry) Update(put []Plugin, remove []string) (Change, error) {
+func (r *Registry[P]) Update(put []P, remove []string) (Change[P], error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -123,14 +127,14 @@ func (r *Registry) Update(put []Plugin, remove []string) (Change, error) {
 				r.log.Warn("closing plugin loaded after close", "file", p.Path(), "err", err)
 			}
 		}
-		return Change{}, ErrClosed
+		return Change[P]{}, ErrClosed
 	}
 	old := r.snap.Load()
-	plugins := make(map[string]*loaded, len(old.plugins)+len(put))
+	plugins := make(map[string]*loaded[P], len(old.plugins)+len(put))
 	for name, l := range old.plugins {
 		plugins[name] = l
 	}
-	var retired []Plugin
+	var retired []P
 	for _, name := range remove {
 		if l, ok := plugins[name]; ok {
 			retired = append(retired, l.p)
@@ -167,7 +171,7 @@ func (r *Registry) Update(put []Plugin, remove []string) (Change, error) {
 
 // setClaims replaces the claims and saves them if they changed; r.mu is
 // held.
-func (r *Registry) setClaims(claims map[string]string) {
+func (r *Registry[P]) setClaims(claims map[string]string) {
 	if maps.Equal(r.claims, claims) {
 		return
 	}
@@ -186,7 +190,7 @@ func (r *Registry) setClaims(claims map[string]string) {
 // loaded first (a plugin that arrives later may take over a name while
 // held). release adopts the claims the last swap implies. Holds do not
 // nest.
-func (r *Registry) Hold() (release func()) {
+func (r *Registry[P]) Hold() (release func()) {
 	r.mu.Lock()
 	r.held = true
 	r.mu.Unlock()
@@ -203,7 +207,7 @@ func (r *Registry) Hold() (release func()) {
 
 // closeInBackground drains and closes p without holding up the caller.
 // Close waits for these, so no plugin outlives the registry.
-func (r *Registry) closeInBackground(p Plugin) {
+func (r *Registry[P]) closeInBackground(p P) {
 	r.drains.Add(1)
 	go func() {
 		defer r.drains.Done()
@@ -213,13 +217,13 @@ func (r *Registry) closeInBackground(p Plugin) {
 	}()
 }
 
-// Call runs fn with the plugin serving tool now. If fn reports that the
+// Route runs fn with the plugin serving tool now. If fn reports that the
 // plugin was closed (an error wrapping plugin.ErrClosed) because it was
 // swapped out between the lookup and the call, fn is run again with the
 // plugin of the newer snapshot, so a tool present before and after a swap
 // never fails because of it. The error is plugin.ErrUnknownTool (wrapped with the
 // name) for a tool no plugin serves, ErrClosed after Close, or fn's.
-func (r *Registry) Call(tool string, fn func(Plugin) error) error {
+func (r *Registry[P]) Route(tool string, fn func(P) error) error {
 	for {
 		s := r.snap.Load()
 		if s.closed {
@@ -239,7 +243,7 @@ func (r *Registry) Call(tool string, fn func(Plugin) error) error {
 	}
 }
 
-type subscriber struct{ fn func(Change) }
+type subscriber[P Plugin] struct{ fn func(Change[P]) }
 
 // Subscribe calls fn with the tools served now, as one Change of added
 // tools (unless there are none), and then with every non-empty Change, in
@@ -247,18 +251,18 @@ type subscriber struct{ fn func(Change) }
 // the goroutine of the swap, so that when Update returns its subscribers
 // have seen it: fn must be quick and must not call Update, Hold or Close.
 // After cancel returns, fn is not called again.
-func (r *Registry) Subscribe(fn func(Change)) (cancel func()) {
+func (r *Registry[P]) Subscribe(fn func(Change[P])) (cancel func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := &subscriber{fn: fn}
+	s := &subscriber[P]{fn: fn}
 	if now := r.snap.Load().sorted; len(now) > 0 {
-		fn(Change{Added: now})
+		fn(Change[P]{Added: now})
 	}
 	r.subs = append(slices.Clip(r.subs), s)
 	return func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		r.subs = slices.DeleteFunc(slices.Clone(r.subs), func(x *subscriber) bool { return x == s })
+		r.subs = slices.DeleteFunc(slices.Clone(r.subs), func(x *subscriber[P]) bool { return x == s })
 	}
 }
 
@@ -267,7 +271,7 @@ func (r *Registry) Subscribe(fn func(Change)) (cancel func()) {
 // calls is bounded by ctx: when it is done, the plugins are closed anyway
 // and their remaining calls fail. Queued changes not yet delivered are
 // dropped. Close is idempotent.
-func (r *Registry) Close(ctx context.Context) error {
+func (r *Registry[P]) Close(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, r.cancelDrains)
 	defer stop()
 	r.mu.Lock()
@@ -278,7 +282,7 @@ func (r *Registry) Close(ctx context.Context) error {
 	}
 	r.closed = true
 	old := r.snap.Load()
-	empty := emptySnapshot()
+	empty := emptySnapshot[P]()
 	empty.closed = true
 	r.snap.Store(empty)
 	r.mu.Unlock()
@@ -305,7 +309,7 @@ func (r *Registry) Close(ctx context.Context) error {
 
 // logOwnership reports collisions that appear and tools whose owner changes
 // between two snapshots, so a log reader learns about each event once.
-func (r *Registry) logOwnership(old, next *Snapshot) {
+func (r *Registry[P]) logOwnership(old, next *Snapshot[P]) {
 	before := make(map[Refusal]bool, len(old.refused))
 	for _, f := range old.refused {
 		before[f] = true

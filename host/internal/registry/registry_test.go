@@ -76,8 +76,8 @@ func TestDiff(t *testing.T) {
 func TestNoOpReloadPublishesNothingAndClosesOld(t *testing.T) {
 	r := newRegistry(t, nil)
 	var mu sync.Mutex
-	var got []Change
-	r.Subscribe(func(c Change) { mu.Lock(); got = append(got, c); mu.Unlock() })
+	var got []Change[*fake]
+	r.Subscribe(func(c Change[*fake]) { mu.Lock(); got = append(got, c); mu.Unlock() })
 
 	v1 := newFake("a", 1, tool("x", "d"))
 	mustUpdate(t, r, []*fake{v1})
@@ -99,13 +99,13 @@ func TestNoOpReloadPublishesNothingAndClosesOld(t *testing.T) {
 
 func TestSubscribeGetsTheToolsServedNow(t *testing.T) {
 	r := newRegistry(t, nil)
-	var got []Change
-	r.Subscribe(func(c Change) { got = append(got, c) }) // nothing served: no call
+	var got []Change[*fake]
+	r.Subscribe(func(c Change[*fake]) { got = append(got, c) }) // nothing served: no call
 	mustUpdate(t, r, []*fake{newFake("a", 1, tool("x", ""), tool("y", ""))})
-	var late []Change
-	r.Subscribe(func(c Change) { late = append(late, c) })
+	var late []Change[*fake]
+	r.Subscribe(func(c Change[*fake]) { late = append(late, c) })
 	if len(got) != 1 || len(late) != 1 || !reflect.DeepEqual(names(late[0].Added), []string{"x", "y"}) {
-		t.Fatalf("first subscriber saw %+v, late one %+v; want one Change adding x and y each", got, late)
+		t.Fatalf("first subscriber saw %+v, late one %+v; want one Change[*fake] adding x and y each", got, late)
 	}
 }
 
@@ -167,7 +167,7 @@ func TestCollisionAtStartDecidedByNameOrder(t *testing.T) {
 
 func TestClaimsMakeRestartStable(t *testing.T) {
 	store := &memStore{}
-	r1 := New(Options{Claims: store, Logger: slog.New(slog.DiscardHandler)})
+	r1 := New[*fake](Options{Claims: store, Logger: slog.New(slog.DiscardHandler)})
 	mustUpdate(t, r1, []*fake{newFake("zz", 1, tool("x", ""))})
 	mustUpdate(t, r1, []*fake{newFake("aa", 1, tool("x", ""), tool("y", ""))})
 	if got := served(r1); got["x"] != "zz" || got["y"] != "aa" {
@@ -315,7 +315,7 @@ func TestSubscribeOrderAndCancel(t *testing.T) {
 	r := newRegistry(t, nil)
 	mustUpdate(t, r, []*fake{newFake("a", 0, tool("x", "start"))})
 	var seen []string
-	cancel := r.Subscribe(func(c Change) {
+	cancel := r.Subscribe(func(c Change[*fake]) {
 		if len(c.Updated) == 1 {
 			seen = append(seen, c.Updated[0].Tool.Description)
 		}
@@ -334,7 +334,7 @@ func TestSubscribeOrderAndCancel(t *testing.T) {
 }
 
 func TestCloseClosesEverything(t *testing.T) {
-	r := New(Options{Logger: slog.New(slog.DiscardHandler)})
+	r := New[*fake](Options{Logger: slog.New(slog.DiscardHandler)})
 	a, b := newFake("a", 1, tool("x", "")), newFake("b", 1, tool("y", ""))
 	mustUpdate(t, r, []*fake{a, b})
 	old := newFake("c", 1, tool("z", ""))
@@ -352,7 +352,7 @@ func TestCloseClosesEverything(t *testing.T) {
 		t.Fatalf("Call after Close: %v", err)
 	}
 	late := newFake("d", 1, tool("w", ""))
-	if _, err := r.Update([]Plugin{late}, nil); !errors.Is(err, ErrClosed) {
+	if _, err := r.Update([]*fake{late}, nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Update after Close: %v", err)
 	}
 	if err := r.Close(context.Background()); err != nil {
@@ -407,7 +407,7 @@ func TestCallsDuringSwapsNeverFail(t *testing.T) {
 }
 
 func TestCloseBoundedByContext(t *testing.T) {
-	r := New(Options{Logger: slog.New(slog.DiscardHandler)})
+	r := New[*fake](Options{Logger: slog.New(slog.DiscardHandler)})
 	entered, release := make(chan struct{}), make(chan struct{})
 	defer close(release)
 	stuck := newFake("a", 1, tool("x", ""))

@@ -17,7 +17,7 @@ import (
 //     later never takes a name over, and a restart with the claims restores
 //     the same owners whatever order the files load in.
 //   - A claim whose plugin is gone or no longer defines the tool lapses.
-func resolve(plugins map[string]*loaded, claims map[string]string) (*Snapshot, map[string]string) {
+func resolve[P Plugin](plugins map[string]*loaded[P], claims map[string]string) (*Snapshot[P], map[string]string) {
 	// Every definition, sorted by tool name, then plugin name: each tool's
 	// candidates are then one run, in plugin name order, and the runs come
 	// in the order of the snapshot's sorted lists, which need no sort of
@@ -27,19 +27,19 @@ func resolve(plugins map[string]*loaded, claims map[string]string) (*Snapshot, m
 	for _, l := range plugins {
 		n += len(l.tools)
 	}
-	all := make([]*Entry, 0, n)
+	all := make([]*Entry[P], 0, n)
 	for _, l := range plugins {
 		for i := range l.tools {
 			all = append(all, &l.tools[i])
 		}
 	}
-	slices.SortFunc(all, func(a, b *Entry) int {
+	slices.SortFunc(all, func(a, b *Entry[P]) int {
 		return cmp.Or(cmp.Compare(a.Tool.Name, b.Tool.Name), cmp.Compare(a.Plugin.Name(), b.Plugin.Name()))
 	})
-	s := &Snapshot{
+	s := &Snapshot[P]{
 		plugins: plugins,
-		tools:   make(map[string]Entry, n),
-		sorted:  make([]Entry, 0, n),
+		tools:   make(map[string]Entry[P], n),
+		sorted:  make([]Entry[P], 0, n),
 	}
 	next := make(map[string]string, n)
 	for len(all) > 0 {
@@ -52,7 +52,7 @@ func resolve(plugins map[string]*loaded, claims map[string]string) (*Snapshot, m
 		all = all[end:]
 		owner := 0
 		if claimant, ok := claims[tool]; ok {
-			if i := slices.IndexFunc(es, func(e *Entry) bool { return e.Plugin.Name() == claimant }); i >= 0 {
+			if i := slices.IndexFunc(es, func(e *Entry[P]) bool { return e.Plugin.Name() == claimant }); i >= 0 {
 				owner = i
 			}
 		}

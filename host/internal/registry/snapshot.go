@@ -12,18 +12,18 @@ import (
 
 // Snapshot is one immutable state of the registry: the loaded plugins, the
 // tool each serves and the tools refused because another plugin owns them.
-type Snapshot struct {
-	plugins map[string]*loaded // by plugin name, including plugins with every tool refused
-	tools   map[string]Entry   // by tool name: the served tools
-	sorted  []Entry            // tools sorted by name
-	refused []Refusal          // sorted by tool, then plugin
-	closed  bool               // the registry was closed
+type Snapshot[P Plugin] struct {
+	plugins map[string]*loaded[P] // by plugin name, including plugins with every tool refused
+	tools   map[string]Entry[P]   // by tool name: the served tools
+	sorted  []Entry[P]            // tools sorted by name
+	refused []Refusal             // sorted by tool, then plugin
+	closed  bool                  // the registry was closed
 }
 
 // Entry is one served tool and the plugin that serves it.
-type Entry struct {
+type Entry[P Plugin] struct {
 	Tool   abi.Tool
-	Plugin Plugin
+	Plugin P
 	// def holds Tool's canonical JSON, compared to tell an updated
 	// definition from an identical one. Copies of an entry share it.
 	def *definition
@@ -39,7 +39,7 @@ type definition struct {
 }
 
 // sameDefinition reports whether a and b define the same tool.
-func sameDefinition(a, b Entry) bool {
+func sameDefinition[P Plugin](a, b Entry[P]) bool {
 	if a.def == b.def {
 		return true // one entry of one plugin version
 	}
@@ -47,7 +47,7 @@ func sameDefinition(a, b Entry) bool {
 	return ja != nil && jb != nil && bytes.Equal(ja, jb)
 }
 
-func (e Entry) canonical() []byte {
+func (e Entry[P]) canonical() []byte {
 	e.def.once.Do(func() { e.def.json = canonicalJSON(e.Tool) })
 	return e.def.json
 }
@@ -64,48 +64,49 @@ type Refusal struct {
 // that appeared, tools whose definition changed, and names that disappeared.
 // A tool that moves to another plugin with a byte-identical definition is
 // not a change. Added and Updated are sorted by name, Removed too.
-type Change struct {
-	Added   []Entry
-	Updated []Entry
+type Change[P Plugin] struct {
+	Added   []Entry[P]
+	Updated []Entry[P]
 	Removed []string
 }
 
 // Empty reports whether c changes nothing.
-func (c Change) Empty() bool {
+func (c Change[P]) Empty() bool {
 	return len(c.Added) == 0 && len(c.Updated) == 0 && len(c.Removed) == 0
 }
 
-func emptySnapshot() *Snapshot {
-	return &Snapshot{plugins: map[string]*loaded{}, tools: map[string]Entry{}}
+func emptySnapshot[P Plugin]() *Snapshot[P] {
+	return &Snapshot[P]{plugins: map[string]*loaded[P]{}, tools: map[string]Entry[P]{}}
 }
 
 // Lookup returns the entry serving tool.
-func (s *Snapshot) Lookup(tool string) (Entry, bool) {
+func (s *Snapshot[P]) Lookup(tool string) (Entry[P], bool) {
 	e, ok := s.tools[tool]
 	return e, ok
 }
 
 // Entries returns the served tools sorted by name. The slice is shared:
 // callers must not modify it.
-func (s *Snapshot) Entries() []Entry { return s.sorted }
+func (s *Snapshot[P]) Entries() []Entry[P] { return s.sorted }
 
 // Refused returns the refused tools sorted by tool then plugin name. The
 // slice is shared: callers must not modify it.
-func (s *Snapshot) Refused() []Refusal { return s.refused }
+func (s *Snapshot[P]) Refused() []Refusal { return s.refused }
 
 // Plugin returns the loaded plugin of that name, whether or not it serves
 // any tool.
-func (s *Snapshot) Plugin(name string) (Plugin, bool) {
+func (s *Snapshot[P]) Plugin(name string) (P, bool) {
 	l, ok := s.plugins[name]
 	if !ok {
-		return nil, false
+		var none P
+		return none, false
 	}
 	return l.p, true
 }
 
 // Plugins returns every loaded plugin sorted by name.
-func (s *Snapshot) Plugins() []Plugin {
-	out := make([]Plugin, 0, len(s.plugins))
+func (s *Snapshot[P]) Plugins() []P {
+	out := make([]P, 0, len(s.plugins))
 	for _, name := range slices.Sorted(maps.Keys(s.plugins)) {
 		out = append(out, s.plugins[name].p)
 	}
@@ -114,17 +115,17 @@ func (s *Snapshot) Plugins() []Plugin {
 
 // loaded is a plugin with its entries, made once when the plugin enters the
 // registry rather than at every swap.
-type loaded struct {
-	p     Plugin
-	tools []Entry
+type loaded[P Plugin] struct {
+	p     P
+	tools []Entry[P]
 }
 
-func newLoaded(p Plugin) *loaded {
+func newLoaded[P Plugin](p P) *loaded[P] {
 	tools := p.Tools()
-	l := &loaded{p: p, tools: make([]Entry, len(tools))}
+	l := &loaded[P]{p: p, tools: make([]Entry[P], len(tools))}
 	defs := make([]definition, len(tools))
 	for i, t := range tools {
-		l.tools[i] = Entry{Tool: t, Plugin: p, def: &defs[i]}
+		l.tools[i] = Entry[P]{Tool: t, Plugin: p, def: &defs[i]}
 	}
 	return l
 }
@@ -151,8 +152,8 @@ func canonicalJSON(t abi.Tool) []byte {
 }
 
 // diff computes what clients must be told to go from old to next.
-func diff(old, next *Snapshot) Change {
-	var c Change
+func diff[P Plugin](old, next *Snapshot[P]) Change[P] {
+	var c Change[P]
 	for _, e := range next.sorted {
 		prev, ok := old.tools[e.Tool.Name]
 		switch {

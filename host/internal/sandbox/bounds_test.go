@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox/sandboxtest"
 )
 
@@ -58,7 +57,7 @@ func TestCompileAllocationBombs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			m, err := sandbox.Compile(testContext(t), "bomb", tt.wasm, fuzzOptions)
+			m, err := newRuntime(t).Compile(testContext(t), "bomb", tt.wasm, fuzzOptions)
 			runtime.ReadMemStats(&after)
 			if err == nil {
 				_ = m.Close(testContext(t))

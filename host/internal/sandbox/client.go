@@ -1,15 +1,18 @@
 package sandbox
 
+// What a call's guest reaches of its client, whatever the dialect: log
+// lines, questions to the client (sampling, elicitation) with the deadline
+// paused while it answers, and the state of the call they belong to.
+
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
+	"log/slog"
 	"time"
-
-	"github.com/tetratelabs/wazero/api"
+	"unicode/utf8"
 
 	"github.com/wasmcp/wasmcp/abi"
 )
@@ -55,47 +58,6 @@ var ErrInputRequired = errors.New("input required from the client")
 // DefaultClientTimeout is the default of Limits.ClientTimeout.
 const DefaultClientTimeout = 10 * time.Minute
 
-const f64 = api.ValueTypeF64
-
-// hostFunction is one function of the "wasmcp" host module.
-type hostFunction struct {
-	name    string
-	fn      api.GoModuleFunction
-	params  []api.ValueType
-	names   []string
-	results []api.ValueType
-}
-
-// clientFunctions are the host functions of the client features, and
-// http_request (net.go), which shares their replies.
-func clientFunctions() []hostFunction {
-	return []hostFunction{
-		{abi.ImportProgress, ofModule((*Module).progress), []api.ValueType{f64, f64, i32, i32},
-			[]string{"progress", "total", "msg_ptr", "msg_len"}, nil},
-		{abi.ImportCancelled, api.GoModuleFunc(cancelled), nil, nil, []api.ValueType{i32}},
-		{abi.ImportSample, ofModule((*Module).sample), []api.ValueType{i32, i32},
-			[]string{"req_ptr", "req_len"}, []api.ValueType{i64}},
-		{abi.ImportElicit, ofModule((*Module).elicit), []api.ValueType{i32, i32},
-			[]string{"req_ptr", "req_len"}, []api.ValueType{i64}},
-		{abi.ImportReadReply, api.GoModuleFunc(readReply), []api.ValueType{i32, i32},
-			[]string{"dst_ptr", "dst_len"}, []api.ValueType{i32}},
-		{abi.ImportHTTPRequest, ofModule((*Module).httpRequest), []api.ValueType{i32, i32},
-			[]string{"req_ptr", "req_len"}, []api.ValueType{i64}},
-	}
-}
-
-// guestRegion returns the region [ptr, ptr+n) of mod's memory, or panics,
-// which traps the call: ABI.md section 3 makes a region outside memory a
-// guest error.
-func guestRegion(mod api.Module, fn string, ptr, n uint32) []byte {
-	buf, ok := mod.Memory().Read(ptr, n)
-	if !ok {
-		panic(fmt.Errorf("%s.%s: region [%d, %d) outside memory of %d bytes",
-			abi.ImportModule, fn, ptr, uint64(ptr)+uint64(n), mod.Memory().Size()))
-	}
-	return buf
-}
-
 // stateFrom returns the call state of the instance that called a host
 // function, or nil outside a call (during _initialize or describe).
 func stateFrom(ctx context.Context) *callState { return instanceFrom(ctx).call() }
@@ -107,68 +69,6 @@ func (in *instance) call() *callState {
 		return nil
 	}
 	return &in.state
-}
-
-// progress implements wasmcp.progress.
-func (m *Module) progress(ctx context.Context, mod api.Module, stack []uint64) {
-	p, total := api.DecodeF64(stack[0]), api.DecodeF64(stack[1])
-	ptr, n := api.DecodeU32(stack[2]), api.DecodeU32(stack[3])
-	guestRegion(mod, abi.ImportProgress, ptr, n)
-	st := stateFrom(ctx)
-	if st == nil || st.hooks == nil || st.hooks.Progress == nil {
-		return
-	}
-	// MCP requires increasing progress; a report that breaks the rule is
-	// the guest's mistake and is dropped rather than sent.
-	if math.IsNaN(p) || math.IsInf(p, 0) || (st.reported && p <= st.lastProgress) {
-		return
-	}
-	st.reported, st.lastProgress = true, p
-	if math.IsNaN(total) || math.IsInf(total, 0) || total < 0 {
-		total = -1
-	}
-	buf, _ := mod.Memory().Read(ptr, min(n, abi.MaxLogSize))
-	if n > abi.MaxLogSize {
-		buf = trimPartialRune(buf)
-	}
-	msg := string(buf)
-	instanceFrom(ctx).outside(func() { st.hooks.Progress(p, total, msg) })
-}
-
-// cancelled implements wasmcp.cancelled: 1 once the call's context is done,
-// because the caller cancelled it or its deadline passed.
-func cancelled(ctx context.Context, _ api.Module, stack []uint64) {
-	stack[0] = 0
-	if ctx.Err() != nil {
-		stack[0] = 1
-	}
-}
-
-func (m *Module) sample(ctx context.Context, mod api.Module, stack []uint64) {
-	m.request(ctx, mod, stack, abi.ImportSample, "sampling", func(h *CallHooks) RequestFunc { return h.Sample })
-}
-
-func (m *Module) elicit(ctx context.Context, mod api.Module, stack []uint64) {
-	m.request(ctx, mod, stack, abi.ImportElicit, "elicitation", func(h *CallHooks) RequestFunc { return h.Elicit })
-}
-
-// request implements wasmcp.sample and wasmcp.elicit: it sends the guest's
-// params through the hook hookOf picks, keeps the reply for read_reply and
-// returns abi.PackReply(status, len(reply)).
-func (m *Module) request(ctx context.Context, mod api.Module, stack []uint64, fn, feature string, hookOf func(*CallHooks) RequestFunc) {
-	params := bytes.Clone(guestRegion(mod, fn, api.DecodeU32(stack[0]), api.DecodeU32(stack[1])))
-	st := stateFrom(ctx)
-	if st == nil {
-		stack[0] = abi.PackReply(abi.StatusUnsupported, 0)
-		return
-	}
-	var hook RequestFunc
-	if st.hooks != nil {
-		hook = hookOf(st.hooks)
-	}
-	status, reply := m.ask(ctx, st, feature, hook, params)
-	st.reply = reply
-	stack[0] = abi.PackReply(status, uint32(len(reply)))
 }
 
 // ask sends params through hook, with the call's deadline paused and its
@@ -238,16 +138,110 @@ func doneReason(ctx context.Context) string {
 	return "cancelled"
 }
 
-// readReply implements wasmcp.read_reply: the reply of the last sample,
-// elicit or http_request of the call.
-func readReply(ctx context.Context, mod api.Module, stack []uint64) {
-	ptr, n := api.DecodeU32(stack[0]), api.DecodeU32(stack[1])
-	var reply []byte
-	if st := stateFrom(ctx); st != nil {
-		reply = st.reply
+// emit passes one guest log line on, as log says: to the call's LogFunc and
+// to Options.Logger, truncated to abi.MaxLogSize, within the call's log
+// bounds. buf may be the guest's memory: it is copied.
+func (m *Module) emit(ctx context.Context, level abi.LogLevel, buf []byte) {
+	if len(buf) > abi.MaxLogSize {
+		buf = trimPartialRune(buf[:abi.MaxLogSize])
 	}
-	n = min(n, uint32(len(reply)))
-	guestRegion(mod, abi.ImportReadReply, ptr, n)
-	mod.Memory().Write(ptr, reply[:n])
-	stack[0] = api.EncodeU32(n)
+	// Outside a call (_initialize, describe) there is no call state: no
+	// limits, no LogFunc and no tool to name.
+	var st *callState
+	in := instanceFrom(ctx)
+	if in != nil {
+		if b := in.state.budget; b != nil {
+			ctx = b.caller() // the logger may want the caller's values
+		}
+		if ok, first := in.state.logs.allow(len(buf)); !ok {
+			if first {
+				m.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "guest log lines dropped: over the limit of one call",
+					slog.String("plugin", m.name), slog.String("tool", in.state.tool),
+					slog.Int("max_lines", MaxLogLines), slog.Int("max_bytes", MaxLogBytes))
+			}
+			return
+		}
+		st = in.call()
+	}
+	var hook LogFunc
+	if st != nil && st.hooks != nil {
+		hook = st.hooks.Log
+	}
+	lvl := slogLevel(level)
+	logged := m.opts.Logger.Enabled(ctx, lvl)
+	if hook == nil && !logged {
+		return
+	}
+	msg := string(buf) // copies: the guest may reuse its memory at once
+	if hook != nil {
+		// The client may be slow to read: its wait takes no processor.
+		in.outside(func() { hook(level, msg) })
+	}
+	if !logged {
+		return
+	}
+	if st == nil {
+		m.opts.Logger.LogAttrs(ctx, lvl, msg, slog.String("plugin", m.name))
+		return
+	}
+	m.opts.Logger.LogAttrs(ctx, lvl, msg, slog.String("plugin", m.name), slog.String("tool", st.tool))
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence that truncation left
+// at the end of b, so that a truncated message stays valid UTF-8.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// slogLevel maps the syslog severities of MCP onto slog's four levels.
+func slogLevel(l abi.LogLevel) slog.Level {
+	switch {
+	case l <= abi.LogDebug:
+		return slog.LevelDebug
+	case l <= abi.LogNotice:
+		return slog.LevelInfo
+	case l == abi.LogWarning:
+		return slog.LevelWarn
+	}
+	return slog.LevelError
+}
+
+// Bounds of what one call (or one describe) may log. Past either, further
+// lines are dropped and one warning says so: a guest logging in a loop
+// otherwise fills the operator's disk and the client's connection for as
+// long as its deadline allows. Each line is also bounded, by
+// abi.MaxLogSize.
+const (
+	// MaxLogLines is the most log lines one call passes on.
+	MaxLogLines = 1000
+	// MaxLogBytes is the most bytes of log messages one call passes on.
+	MaxLogBytes = 1 << 20
+)
+
+// logCount is what a call has logged so far.
+type logCount struct {
+	lines, bytes int
+	dropped      bool
+}
+
+// allow counts a line of n bytes and reports whether it may be passed on,
+// and whether it is the first one dropped (so that the drop is reported
+// once).
+func (c *logCount) allow(n int) (ok, firstDrop bool) {
+	if c.lines < MaxLogLines && c.bytes+n <= MaxLogBytes {
+		c.lines++
+		c.bytes += n
+		return true, false
+	}
+	firstDrop = !c.dropped
+	c.dropped = true
+	return false, firstDrop
 }

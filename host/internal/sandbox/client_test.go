@@ -25,7 +25,7 @@ func TestProgress(t *testing.T) {
 	hooks := &sandbox.CallHooks{Progress: func(p, total float64, msg string) {
 		got = append(got, progressReport{p, total, msg})
 	}}
-	out, err := m.Call(testContext(t), "progress", []byte(`{}`), hooks)
+	out, err := sandbox.CallOutput(testContext(t), m, "progress", []byte(`{}`), hooks)
 	if err != nil || string(out) != "done" {
 		t.Fatalf("Call = %q, %v", out, err)
 	}
@@ -36,7 +36,7 @@ func TestProgress(t *testing.T) {
 	}
 
 	// Without a Progress hook the reports go nowhere and the call succeeds.
-	if out, err := m.Call(testContext(t), "progress", []byte(`{}`), &sandbox.CallHooks{}); err != nil || string(out) != "done" {
+	if out, err := sandbox.CallOutput(testContext(t), m, "progress", []byte(`{}`), &sandbox.CallHooks{}); err != nil || string(out) != "done" {
 		t.Fatalf("Call without hook = %q, %v", out, err)
 	}
 }
@@ -45,7 +45,7 @@ func TestCancelledImport(t *testing.T) {
 	m := compile(t, "client", sandbox.Options{})
 	var got []float64
 	hooks := &sandbox.CallHooks{Progress: func(p, _ float64, _ string) { got = append(got, p) }}
-	out, err := m.Call(testContext(t), "cancelled", []byte(`{}`), hooks)
+	out, err := sandbox.CallOutput(testContext(t), m, "cancelled", []byte(`{}`), hooks)
 	if err != nil || string(out) != "0" || !slices.Equal(got, []float64{1, 2}) {
 		t.Fatalf("uncancelled call = %q, %v, progress %v; want \"0\", nil, [1 2]", out, err, got)
 	}
@@ -59,7 +59,7 @@ func TestCancelledImport(t *testing.T) {
 		got = append(got, p)
 		cancel()
 	}
-	_, err = m.Call(ctx, "cancelled", []byte(`{}`), hooks)
+	_, err = sandbox.CallOutput(ctx, m, "cancelled", []byte(`{}`), hooks)
 	if !errors.Is(err, sandbox.ErrCanceled) {
 		t.Fatalf("err = %v, want ErrCanceled", err)
 	}
@@ -72,7 +72,7 @@ func TestCancelledImport(t *testing.T) {
 // its request and the reply bytes it read.
 func ask(t *testing.T, m *sandbox.Module, ctx context.Context, tool string, args []byte, hooks *sandbox.CallHooks) (abi.ReplyStatus, string) {
 	t.Helper()
-	out, err := m.Call(ctx, tool, args, hooks)
+	out, err := sandbox.CallOutput(ctx, m, tool, args, hooks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestSamplePausesDeadline(t *testing.T) {
 	}
 
 	// The clock runs again afterwards: a loop after the sample times out.
-	_, err := m.Call(testContext(t), "wait", []byte(`{}`), hooks)
+	_, err := sandbox.CallOutput(testContext(t), m, "wait", []byte(`{}`), hooks)
 	if !errors.Is(err, sandbox.ErrTimeout) {
 		t.Errorf("loop after sample: err = %v, want ErrTimeout", err)
 	}
@@ -206,12 +206,12 @@ func TestSampleCancelled(t *testing.T) {
 		<-hctx.Done()
 		return nil, hctx.Err()
 	}}
-	_, err := m.Call(ctx, "wait", []byte(`{}`), hooks)
+	_, err := sandbox.CallOutput(ctx, m, "wait", []byte(`{}`), hooks)
 	if !errors.Is(err, sandbox.ErrCanceled) {
 		t.Errorf("err = %v, want ErrCanceled", err)
 	}
 	// The module still serves.
-	if out, err := m.Call(testContext(t), "progress", []byte(`{}`), nil); err != nil || string(out) != "done" {
+	if out, err := sandbox.CallOutput(testContext(t), m, "progress", []byte(`{}`), nil); err != nil || string(out) != "done" {
 		t.Errorf("next call = %q, %v", out, err)
 	}
 }
@@ -221,7 +221,7 @@ func TestReadReplyOutsideMemory(t *testing.T) {
 	hooks := &sandbox.CallHooks{Sample: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(`{"long":"` + strings.Repeat("y", 3000) + `"}`), nil
 	}}
-	_, err := m.Call(testContext(t), "badreply", []byte(`{}`), hooks)
+	_, err := sandbox.CallOutput(testContext(t), m, "badreply", []byte(`{}`), hooks)
 	if !errors.Is(err, sandbox.ErrTrap) || !strings.Contains(err.Error(), "wasmcp.read_reply: region [131000, 132000) outside memory") {
 		t.Errorf("err = %v, want a trap naming read_reply", err)
 	}
@@ -236,7 +236,7 @@ func TestInputRequiredStopsTheGuest(t *testing.T) {
 		asked++
 		return nil, fmt.Errorf("answer in the next request: %w", sandbox.ErrInputRequired)
 	}}
-	_, err := m.Call(testContext(t), "wait", []byte(`{"messages":[],"maxTokens":5}`), hooks)
+	_, err := sandbox.CallOutput(testContext(t), m, "wait", []byte(`{"messages":[],"maxTokens":5}`), hooks)
 	if !errors.Is(err, sandbox.ErrInputRequired) || errors.Is(err, sandbox.ErrTimeout) || asked != 1 {
 		t.Fatalf("err = %v after %d requests, want ErrInputRequired after one", err, asked)
 	}

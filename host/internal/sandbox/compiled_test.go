@@ -15,7 +15,7 @@ import (
 // older ones closed.
 func TestCompiledModulesShared(t *testing.T) {
 	ctx := context.Background()
-	r, err := NewRuntime(ctx, nil)
+	r, err := NewRuntime(ctx, RuntimeConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,18 +74,18 @@ func TestDescribeKeepsNoInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Compile(ctx, "guest", mods["guest"], Options{})
+	m, err := testRuntime(t).Compile(ctx, "guest", mods["guest"], Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(ctx)
-	if _, err := m.Describe(ctx); err != nil {
+	if _, err := m.List(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.idle); n != 0 {
 		t.Fatalf("%d instances kept after describe, want none", n)
 	}
-	if _, err := m.Call(ctx, "echo", []byte(`{}`), nil); err != nil {
+	if _, err := CallOutput(ctx, m, "echo", []byte(`{}`), nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.idle); n != 1 {
@@ -104,14 +104,26 @@ func TestCompileSurvivesDecoderPanic(t *testing.T) {
 	}
 	orig := prepare
 	prepare = func([]byte, uint64) ([]byte, error) { panic("index out of range [7] with length 7") }
-	_, err = Compile(ctx, "bad", mods["guest"], Options{})
+	_, err = testRuntime(t).Compile(ctx, "bad", mods["guest"], Options{})
 	prepare = orig
 	if err == nil || !strings.Contains(err.Error(), "the host failed while decoding it (index out of range") {
 		t.Fatalf("err = %v, want a refusal naming the panic", err)
 	}
-	m, err := Compile(ctx, "good", mods["guest"], Options{})
+	m, err := testRuntime(t).Compile(ctx, "good", mods["guest"], Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = m.Close(ctx)
+}
+
+// testRuntime is a Runtime of the test's own, closed with it, whose long
+// calls keep to turns as serve's do.
+func testRuntime(t testing.TB) *Runtime {
+	t.Helper()
+	r, err := NewRuntime(context.Background(), RuntimeConfig{LongCalls: LongCalls{Reserve: 1, Nice: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(context.Background()) })
+	return r
 }

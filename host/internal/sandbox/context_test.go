@@ -45,14 +45,14 @@ func TestCallerValues(t *testing.T) {
 	ctx := &askedContext{Context: context.WithValue(testContext(t), callerKey{}, "the caller's")}
 	var seen []any
 	m := compile(t, "guest", sandbox.Options{Logger: slog.New(valueHandler{slog.DiscardHandler, &seen})})
-	if _, err := m.Call(ctx, "echo", []byte(`{}`), nil); err != nil {
+	if _, err := sandbox.CallOutput(ctx, m, "echo", []byte(`{}`), nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := ctx.asked.Load(); n != 0 {
 		t.Errorf("a call that hands nothing outside the sandbox asked its caller's context for %d values, want 0", n)
 	}
 
-	if _, err := m.Call(ctx, "log", []byte(`"a line"`), nil); err != nil {
+	if _, err := sandbox.CallOutput(ctx, m, "log", []byte(`"a line"`), nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) == 0 {

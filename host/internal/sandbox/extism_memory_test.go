@@ -26,7 +26,7 @@ const (
 func fillCall(t *testing.T, m *sandbox.Module, kernel, flags uint64) func(*sandbox.CallHooks) error {
 	input := binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, kernel), flags)
 	return func(hooks *sandbox.CallHooks) error {
-		return m.CallExtism(testContext(t), sandbox.ExportCallV1, "fill", input, hooks, func(out []byte, failed bool) error {
+		return sandbox.RunExtism(testContext(t), m, sandbox.ExportCallV1, "fill", input, hooks, func(out []byte, failed bool) error {
 			if failed || string(out) != "{}" {
 				return errors.New("call returned " + strconv.Quote(string(out)))
 			}

@@ -1,17 +1,182 @@
 package sandbox
 
+// The host functions of ExtismModule, "extism:host/env" (ABI.md section 9),
+// which an Extism plugin imports: the kernel memory (package kernel), and
+// config, variables, logs and HTTP, mapped onto wasmcp's policy, logging
+// and egress.
+
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host/internal/egress"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/kernel"
 )
+
+// extismFunction is one function of ExtismModule: fn gets the instance
+// that called, which is always an Extism instance (the module is imported
+// only by them).
+type extismFunction struct {
+	name            string
+	params, results []api.ValueType
+	fn              func(in *instance, ctx context.Context, stack []uint64)
+}
+
+// instantiateExtism instantiates ExtismModule in a runtime.
+func instantiateExtism(ctx context.Context, rt wazero.Runtime) (api.Module, error) {
+	b := rt.NewHostModuleBuilder(ExtismModule)
+	for _, f := range extismFunctions() {
+		fn := f.fn
+		b = b.NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
+				in := instanceFrom(ctx)
+				if in == nil || in.ext == nil {
+					panic(fmt.Errorf("%s called outside a call of an Extism plugin", ExtismModule))
+				}
+				fn(in, ctx, stack)
+			}), f.params, f.results).
+			Export(f.name)
+	}
+	return b.Instantiate(ctx)
+}
+
+func extismFunctions() []extismFunction {
+	one := []api.ValueType{i64}
+	two := []api.ValueType{i64, i64}
+	fns := []extismFunction{
+		// The kernel.
+		{"alloc", one, one, func(in *instance, ctx context.Context, s []uint64) { s[0] = in.kalloc(ctx, "alloc", s[0]) }},
+		{"free", one, nil, func(in *instance, _ context.Context, s []uint64) { in.ext.mem.Free(s[0]) }},
+		{"length", one, one, func(in *instance, _ context.Context, s []uint64) { s[0] = in.ext.mem.Length(s[0]) }},
+		{"length_unsafe", one, one, func(in *instance, _ context.Context, s []uint64) { s[0] = in.ext.mem.Length(s[0]) }},
+		{"load_u8", one, []api.ValueType{i32}, func(in *instance, _ context.Context, s []uint64) { s[0] = in.kload("load_u8", s[0], 1) }},
+		{"load_u64", one, one, func(in *instance, _ context.Context, s []uint64) { s[0] = in.kload("load_u64", s[0], 8) }},
+		{"store_u8", []api.ValueType{i64, i32}, nil, func(in *instance, _ context.Context, s []uint64) { in.kstore("store_u8", s[0], 1, s[1]) }},
+		{"store_u64", two, nil, func(in *instance, _ context.Context, s []uint64) { in.kstore("store_u64", s[0], 8, s[1]) }},
+		{"input_length", nil, one, func(in *instance, _ context.Context, s []uint64) { _, s[0] = in.ext.mem.Input() }},
+		{"input_offset", nil, one, func(in *instance, _ context.Context, s []uint64) { s[0], _ = in.ext.mem.Input() }},
+		{"input_load_u8", one, []api.ValueType{i32}, func(in *instance, _ context.Context, s []uint64) { s[0] = in.kinput("input_load_u8", s[0], 1) }},
+		{"input_load_u64", one, one, func(in *instance, _ context.Context, s []uint64) { s[0] = in.kinput("input_load_u64", s[0], 8) }},
+		{"input_set", two, nil, func(in *instance, _ context.Context, s []uint64) {
+			in.kcheck("input_set", in.ext.mem.SetInput(s[0], s[1]))
+		}},
+		{"output_set", two, nil, func(in *instance, _ context.Context, s []uint64) {
+			in.kcheck("output_set", in.ext.mem.SetOutput(s[0], s[1]))
+		}},
+		{"output_length", nil, one, func(in *instance, _ context.Context, s []uint64) { _, s[0] = in.ext.mem.OutputRange() }},
+		{"output_offset", nil, one, func(in *instance, _ context.Context, s []uint64) { s[0], _ = in.ext.mem.OutputRange() }},
+		{"error_set", one, nil, func(in *instance, _ context.Context, s []uint64) { in.kcheck("error_set", in.ext.mem.SetError(s[0])) }},
+		{"error_get", nil, one, func(in *instance, _ context.Context, s []uint64) { s[0] = in.ext.mem.ErrorOffset() }},
+		{"memory_bytes", nil, one, func(in *instance, _ context.Context, s []uint64) { s[0] = in.ext.mem.Bytes() }},
+		{"reset", nil, nil, func(in *instance, _ context.Context, _ []uint64) { in.ext.mem.Reset() }},
+		// The host functions.
+		{"config_get", one, one, (*instance).configGet},
+		{"var_get", one, one, (*instance).varGet},
+		{"var_set", two, nil, (*instance).varSet},
+		{"http_request", two, one, (*instance).extismHTTP},
+		{"http_status_code", nil, []api.ValueType{i32}, func(in *instance, _ context.Context, s []uint64) { s[0] = api.EncodeI32(in.ext.httpStatus) }},
+		{"http_headers", nil, one, func(in *instance, ctx context.Context, s []uint64) {
+			s[0] = in.kbytes(ctx, "http_headers", in.ext.httpHeaders)
+		}},
+		{"get_log_level", nil, []api.ValueType{i32}, func(in *instance, ctx context.Context, s []uint64) { s[0] = api.EncodeI32(in.extismLogLevel(ctx)) }},
+	}
+	for _, l := range extismLogLevels {
+		fns = append(fns, extismFunction{"log_" + l.name, one, nil, func(in *instance, ctx context.Context, s []uint64) {
+			in.extismLog(ctx, "log_"+l.name, l.level, s[0])
+		}})
+	}
+	return fns
+}
+
+// fault traps the call for a bad argument of fn: err says what.
+func (in *instance) fault(fn string, err error) {
+	panic(&callError{ErrTrap, err, fmt.Sprintf("trapped: %s.%s: %v", ExtismModule, fn, err)})
+}
+
+func (in *instance) kcheck(fn string, err error) {
+	if err != nil {
+		in.fault(fn, err)
+	}
+}
+
+func (in *instance) kload(fn string, p, n uint64) uint64 {
+	v, err := in.ext.mem.Load(p, n)
+	in.kcheck(fn, err)
+	return v
+}
+
+func (in *instance) kstore(fn string, p, n, v uint64) { in.kcheck(fn, in.ext.mem.Store(p, n, v)) }
+
+func (in *instance) kinput(fn string, off, n uint64) uint64 {
+	v, err := in.ext.mem.LoadInput(off, n)
+	in.kcheck(fn, err)
+	return v
+}
+
+// workBytes is how many bytes of kernel memory may be allocated, or moved
+// to make room, between two checkpoints of the call. The guest's fuel pays
+// a few instructions for an alloc whatever its size, so a loop of large
+// allocs would run long past its deadline on fuel alone.
+const workBytes = 1 << 20
+
+// kalloc allocates n bytes of kernel memory, which count against the
+// memory limit with the linear memory: past it, the call fails with
+// ErrMemory.
+func (in *instance) kalloc(ctx context.Context, fn string, n uint64) uint64 {
+	l := in.memory
+	used := l.size + in.ext.mem.Bytes()
+	var err error
+	if n <= l.limit && used+kernel.Cost(n) <= l.limit {
+		var off, moved uint64
+		if off, moved, err = in.ext.mem.Alloc(n, l.limit-l.size); err == nil {
+			if in.ext.work += n + moved; in.ext.work >= workBytes {
+				in.ext.work = 0
+				in.checkpoint(ctx)
+			}
+			return off
+		}
+	}
+	l.refused = true
+	msg := fmt.Sprintf("exceeded memory limit of %s: %s.%s(%d) with %s of kernel memory and %s of linear memory in use",
+		in.module.limitString(), ExtismModule, fn, n, formatBytes(in.ext.mem.Bytes()), formatBytes(l.size))
+	panic(&callError{ErrMemory, err, msg})
+}
+
+// kbytes allocates a block holding a copy of p, 0 for nil.
+func (in *instance) kbytes(ctx context.Context, fn string, p []byte) uint64 {
+	if p == nil {
+		return 0
+	}
+	off := in.kalloc(ctx, fn, uint64(len(p)))
+	if off != 0 {
+		r, _ := in.ext.mem.Region(off, uint64(len(p)))
+		copy(r, p)
+	}
+	return off
+}
+
+// kblock returns the block at p, which the guest passed as an argument of
+// fn, and frees it: Extism's host functions take ownership of their
+// arguments. The bytes stay valid until the next allocation.
+func (in *instance) kblock(fn, what string, p uint64) []byte {
+	b, ok := in.ext.mem.Block(p)
+	if !ok {
+		in.fault(fn, fmt.Errorf("%s at offset %d is not an allocated block: %w", what, p, kernel.ErrBounds))
+	}
+	in.ext.mem.Free(p)
+	return b
+}
 
 // The host functions of ExtismModule beyond the kernel: config, variables,
 // logs and HTTP, mapped onto wasmcp's policy, logging and egress.
@@ -87,7 +252,7 @@ func (in *instance) configGet(ctx context.Context, s []uint64) {
 
 func (in *instance) varGet(ctx context.Context, s []uint64) {
 	key := in.kblock("var_get", "the key", s[0])
-	v, _ := in.module.vars.get(string(key))
+	v, _ := in.ext.plugin.vars.get(string(key))
 	s[0] = in.kbytes(ctx, "var_get", v)
 }
 
@@ -99,7 +264,7 @@ func (in *instance) varSet(_ context.Context, s []uint64) {
 		// alloc(0) gives no block.
 		val = bytes.Clone(in.kblock("var_set", "the value", s[1]))
 	}
-	in.kcheck("var_set", in.module.vars.set(key, val))
+	in.kcheck("var_set", in.ext.plugin.vars.set(key, val))
 }
 
 // extismLog implements log_*: the message block goes out as a log line of
@@ -171,23 +336,15 @@ func (in *instance) extismHTTP(ctx context.Context, s []uint64) {
 	for _, name := range names {
 		r.Headers = append(r.Headers, abi.HTTPHeader{Name: name, Value: req.Headers[name]})
 	}
-	doc, err := abi.EncodeHTTPRequest(r)
-	if err != nil {
-		in.fault(fn, err)
-	}
-	var status abi.ReplyStatus
-	var reply []byte
 	rctx := st.budget.caller()
-	in.outside(func() { status, reply = in.net.Do(rctx, st.tool, doc) })
-	if status == abi.StatusTimeout && ctx.Err() != nil {
-		panic(ctx.Err()) // the call's deadline: classify says so
-	}
-	if status != abi.StatusOK {
-		panic(&callError{ErrNet, nil, fmt.Sprintf("%s %s %s: %s: %s", fn, method, req.URL, status, reply)})
-	}
-	resp, err := abi.DecodeHTTPResponse(reply)
-	if err != nil {
-		in.fault(fn, err)
+	var resp *abi.HTTPResponse
+	var err error
+	in.outside(func() { resp, err = in.net.Do(rctx, st.tool, r) })
+	if f, ok := errors.AsType[*egress.Failure](err); ok {
+		if f.Status == abi.StatusTimeout && ctx.Err() != nil {
+			panic(ctx.Err()) // the call's deadline: classify says so
+		}
+		panic(&callError{ErrNet, nil, fmt.Sprintf("%s %s %s: %s: %s", fn, method, req.URL, f.Status, f.Reason)})
 	}
 	in.ext.httpStatus = int32(resp.Status)
 	headers := map[string]string{}

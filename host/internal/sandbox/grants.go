@@ -10,6 +10,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 
 	"github.com/wasmcp/wasmcp/host/internal/egress"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/internal/mountfs"
 	"github.com/wasmcp/wasmcp/host/policy"
 )
 
@@ -18,16 +19,16 @@ import (
 // wazero cannot interrupt a host sleep when the call's deadline passes, so a
 // guest granted the real clock may overrun its deadline by at most one
 // sleepCap.
-func configure(g policy.Grants, cfg wazero.ModuleConfig, sleepCap time.Duration) (wazero.ModuleConfig, []*mountFS, error) {
+func configure(g policy.Grants, cfg wazero.ModuleConfig, sleepCap time.Duration) (wazero.ModuleConfig, []*mountfs.FS, error) {
 	for _, e := range g.Env {
 		cfg = cfg.WithEnv(e.Name, e.Value)
 	}
-	var mounts []*mountFS
+	var mounts []*mountfs.FS
 	if len(g.Mounts) > 0 {
 		fsc := wazero.NewFSConfig().(sysfs.FSConfig)
 		var out wazero.FSConfig
 		for _, m := range g.Mounts {
-			fs, err := openMount(m, g.Clock)
+			fs, err := mountfs.Open(m, g.Clock)
 			if err != nil {
 				closeMounts(mounts)
 				return nil, nil, err
@@ -49,9 +50,9 @@ func configure(g policy.Grants, cfg wazero.ModuleConfig, sleepCap time.Duration)
 	return cfg, mounts, nil
 }
 
-func closeMounts(mounts []*mountFS) {
+func closeMounts(mounts []*mountfs.FS) {
 	for _, m := range mounts {
-		_ = m.root.Close()
+		_ = m.Close()
 	}
 }
 

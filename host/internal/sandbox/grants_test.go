@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/sandboxtest"
 )
 
 // WASI errno values the tests name.
@@ -42,21 +43,6 @@ func granted(t *testing.T, g policy.Grants) *sandbox.Module {
 	return m
 }
 
-// mountTree makes root/outside.txt (a secret) and root/data/{in.txt,sub/,
-// links to outside}, and returns root.
-func mountTree(t testing.TB) string {
-	root := t.TempDir()
-	data := filepath.Join(root, "data")
-	must(t, os.MkdirAll(filepath.Join(data, "sub"), 0o755))
-	must(t, os.WriteFile(filepath.Join(root, "outside.txt"), []byte("secret"), 0o644))
-	must(t, os.WriteFile(filepath.Join(data, "in.txt"), []byte("hello"), 0o644))
-	must(t, os.Symlink("../outside.txt", filepath.Join(data, "rel-escape")))
-	must(t, os.Symlink(filepath.Join(root, "outside.txt"), filepath.Join(data, "abs-escape")))
-	must(t, os.Symlink("..", filepath.Join(data, "sub", "up")))
-	must(t, os.Symlink("in.txt", filepath.Join(data, "inside-link")))
-	return root
-}
-
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
@@ -79,7 +65,7 @@ func TestGrantsNone(t *testing.T) {
 }
 
 func TestGrantsMountReadOnly(t *testing.T) {
-	root := mountTree(t)
+	root := sandboxtest.MountTree(t)
 	m := granted(t, policy.Grants{Mounts: []policy.Mount{{HostPath: filepath.Join(root, "data"), GuestPath: "/data"}}})
 	ok := func(path string, n int) {
 		t.Helper()
@@ -130,7 +116,7 @@ func mustCall(t *testing.T, m *sandbox.Module, tool, args string) string {
 }
 
 func TestGrantsMountWrite(t *testing.T) {
-	root := mountTree(t)
+	root := sandboxtest.MountTree(t)
 	data := filepath.Join(root, "data")
 	m := granted(t, policy.Grants{Mounts: []policy.Mount{{HostPath: data, GuestPath: "/data", Write: true}}})
 	if r := report(t, mustCall(t, m, "write", "new.txt")); r[0] != 0 || r[1] != 1 {
@@ -197,7 +183,7 @@ func TestGrantsClockAndRandom(t *testing.T) {
 }
 
 func TestSocketsFail(t *testing.T) {
-	root := mountTree(t)
+	root := sandboxtest.MountTree(t)
 	// Even with a preopened directory as fd 3, no socket call succeeds.
 	m := granted(t, policy.Grants{Mounts: []policy.Mount{{HostPath: filepath.Join(root, "data"), GuestPath: "/data", Write: true}}, Clock: true})
 	r := report(t, mustCall(t, m, "net", ""))

@@ -25,18 +25,18 @@ const looper = `(module
 // hand-off between threads.
 func TestLastCallLong(t *testing.T) {
 	ctx := sandboxtest.Context(t)
-	m, err := Compile(ctx, "looper", sandboxtest.Wat2Wasm(t, []byte(looper)), Options{Limits: Limits{Timeout: 50 * time.Millisecond}})
+	m, err := testRuntime(t).Compile(ctx, "looper", sandboxtest.Wat2Wasm(t, []byte(looper)), Options{Limits: Limits{Timeout: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(ctx)
-	if _, err := m.Call(ctx, "t", []byte("loop"), nil); !errors.Is(err, ErrTimeout) {
+	if _, err := CallOutput(ctx, m, "t", []byte("loop"), nil); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("looping call: %v, want ErrTimeout", err)
 	}
 	if !m.lastLong.Load() {
 		t.Fatal("after a call that looped to its deadline, the last call is not long")
 	}
-	if _, err := m.Call(ctx, "t", nil, nil); err != nil {
+	if _, err := CallOutput(ctx, m, "t", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if m.lastLong.Load() {

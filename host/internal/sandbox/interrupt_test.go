@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ func spinning(t *testing.T, m *sandbox.Module, ctx context.Context) <-chan error
 	started := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := m.Call(ctx, "spin", nil, &sandbox.CallHooks{Log: func(abi.LogLevel, string) { close(started) }})
+		_, err := sandbox.CallOutput(ctx, m, "spin", nil, &sandbox.CallHooks{Log: func(abi.LogLevel, string) { close(started) }})
 		done <- err
 	}()
 	select {
@@ -32,16 +33,56 @@ func spinning(t *testing.T, m *sandbox.Module, ctx context.Context) <-chan error
 	return done
 }
 
-// TestCloseStopsRunningCall closes a module while a call of it loops: the
-// call must end with ErrClosed, long before its deadline of an hour.
+// TestCloseStopsRunningCall closes a module while a call of it loops, and
+// gives up waiting for it: the call must end with ErrClosed, long before
+// its deadline of an hour.
 func TestCloseStopsRunningCall(t *testing.T) {
 	m := compile(t, "guest", sandbox.Options{Limits: sandbox.Limits{Timeout: time.Hour}})
 	done := spinning(t, m, testContext(t))
-	if err := m.Close(testContext(t)); err != nil {
-		t.Fatal(err)
+	ctx, cancel := context.WithTimeout(testContext(t), 50*time.Millisecond)
+	defer cancel()
+	if err := m.Close(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Close = %v, want the wait's end", err)
 	}
 	if err := <-done; !errors.Is(err, sandbox.ErrClosed) {
 		t.Fatalf("err = %v, want ErrClosed", err)
+	}
+}
+
+// TestCloseDrains closes a module while a call of it waits for its
+// client: new calls are refused at once, and Close returns once the call
+// has finished, as it would have without Close.
+func TestCloseDrains(t *testing.T) {
+	m := compile(t, "guest", sandbox.Options{})
+	inside, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	done := make(chan error, 1)
+	go func() {
+		_, err := sandbox.CallOutput(testContext(t), m, "log", []byte(`"waiting"`), &sandbox.CallHooks{Log: func(abi.LogLevel, string) {
+			once.Do(func() { close(inside); <-release })
+		}})
+		done <- err
+	}()
+	<-inside
+	closed := make(chan error, 1)
+	go func() { closed <- m.Close(testContext(t)) }()
+	for {
+		if _, err := call(t, m, "echo", `{}`); errors.Is(err, sandbox.ErrClosed) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) with a call running", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Errorf("the call running while Close waited: %v", err)
+	}
+	if err := <-closed; err != nil {
+		t.Errorf("Close = %v", err)
 	}
 }
 
@@ -77,12 +118,12 @@ func TestDeadlineWithoutLoops(t *testing.T) {
 	}
 	wat.WriteString(")")
 	wasm := sandboxtest.Wat2Wasm(t, []byte(wat.String()))
-	m, err := sandbox.Compile(testContext(t), "tree", wasm, sandbox.Options{Limits: sandbox.Limits{Timeout: 100 * time.Millisecond}})
+	m, err := newRuntime(t).Compile(testContext(t), "tree", wasm, sandbox.Options{Limits: sandbox.Limits{Timeout: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(context.Background())
-	if _, err := m.Call(testContext(t), "tree", []byte(`{}`), nil); !errors.Is(err, sandbox.ErrTimeout) {
+	if _, err := sandbox.CallOutput(testContext(t), m, "tree", []byte(`{}`), nil); !errors.Is(err, sandbox.ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
 }

@@ -148,7 +148,7 @@ func instancesMemory(t *testing.T, m *sandbox.Module, n int) uint64 {
 	debug.FreeOSMemory()
 	before := rss(t)
 	return heldRSS(t, n, func(hooks *sandbox.CallHooks) error {
-		out, err := m.Call(testContext(t), "fill", []byte(`{}`), hooks)
+		out, err := sandbox.CallOutput(testContext(t), m, "fill", []byte(`{}`), hooks)
 		if err == nil && string(out) != "{}" {
 			err = errors.New("call returned " + strconv.Quote(string(out)))
 		}
@@ -198,7 +198,7 @@ func heldRSS(t *testing.T, n int, call func(*sandbox.CallHooks) error) uint64 {
 func compileBytes(t *testing.T, name string, wasm []byte, opts sandbox.Options) *sandbox.Module {
 	t.Helper()
 	opts.Logger = slog.New(slog.DiscardHandler)
-	m, err := sandbox.Compile(testContext(t), name, wasm, opts)
+	m, err := newRuntime(t).Compile(testContext(t), name, wasm, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ const grower = `(module
 // pooled: its memory goes back to the system with the call.
 func TestGrownInstanceNotPooled(t *testing.T) {
 	ctx := sandboxtest.Context(t)
-	m, err := Compile(ctx, "grower", sandboxtest.Wat2Wasm(t, []byte(grower)), Options{})
+	m, err := testRuntime(t).Compile(ctx, "grower", sandboxtest.Wat2Wasm(t, []byte(grower)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,13 +32,13 @@ func TestGrownInstanceNotPooled(t *testing.T) {
 		defer m.mu.Unlock()
 		return len(m.idle)
 	}
-	if _, err := m.Call(ctx, "t", []byte(strings.Repeat(" ", 8)), nil); err != nil {
+	if _, err := CallOutput(ctx, m, "t", []byte(strings.Repeat(" ", 8)), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := idle(); got != 1 {
 		t.Fatalf("after growing by 8 pages, %d idle instances, want 1", got)
 	}
-	if _, err := m.Call(ctx, "t", []byte(strings.Repeat(" ", keepBytes/pageSize+1)), nil); err != nil {
+	if _, err := CallOutput(ctx, m, "t", []byte(strings.Repeat(" ", keepBytes/pageSize+1)), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := idle(); got != 0 {

@@ -19,16 +19,13 @@ import (
 // closing one leaves the other serving.
 func TestSharedRuntime(t *testing.T) {
 	ctx := testContext(t)
-	rt, err := sandbox.NewRuntime(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close(context.Background())
+	rt := newRuntime(t)
 	var logs [2]bytes.Buffer
 	var mods [2]*sandbox.Module
 	for i, name := range []string{"first", "second"} {
-		opts := sandbox.Options{Runtime: rt, MaxIdle: 1, Logger: slog.New(slog.NewJSONHandler(&logs[i], nil))}
-		if mods[i], err = sandbox.Compile(ctx, name, guest(t, "guest"), opts); err != nil {
+		opts := sandbox.Options{MaxIdle: 1, Logger: slog.New(slog.NewJSONHandler(&logs[i], nil))}
+		var err error
+		if mods[i], err = rt.Compile(ctx, name, guest(t, "guest"), opts); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,12 +72,8 @@ func BenchmarkCompileShared(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cache.Close(ctx)
-	rt, err := sandbox.NewRuntime(ctx, cache)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rt.Close(ctx)
-	benchmarkCompile(b, sandbox.Options{Runtime: rt})
+	rt := runtimeOf(b, sandbox.RuntimeConfig{Cache: cache})
+	benchmarkCompile(b, func(testing.TB) *sandbox.Runtime { return rt })
 }
 
 // TestSHA256 checks that a module reports the digest of the bytes it was

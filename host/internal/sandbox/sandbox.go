@@ -1,15 +1,17 @@
-// Package sandbox runs wasmcp guest modules, and Extism plugins, in wazero.
+// Package sandbox runs guest modules in wazero: modules of the wasmcp ABI
+// and Extism plugins, each kind a dialect (dialect.go) chosen once when the
+// module compiles, so that nothing outside this package asks which kind a
+// module is.
 //
-// Each module gets its own wazero runtime, so that its memory limit is its
-// own and it cannot import another plugin's exports. Only WASI preview 1 and
-// the "wasmcp" host functions of ABI.md are offered, or, to an Extism
-// plugin, WASI and the "extism:host/env" functions of ABI.md section 9
-// (extism.go): no environment, no
-// filesystem, no network, a deterministic clock and random source, stdout and
-// stderr discarded, unless SetGrants grants more; HTTP requests go through
-// package egress, within the plugin's net grant (net.go). Instances are not safe for concurrent use, so a Module
-// keeps a pool of them and runs concurrent calls in separate instances. An
-// instance that fails in any way is closed and never reused.
+// A Runtime holds the wazero runtime, the host modules every dialect's
+// guests import and the compiled code, shared by content; Runtime.Compile
+// makes a Module, which keeps a pool of instances, since an instance serves
+// one call at a time. Only WASI preview 1 and the dialect's host functions
+// are offered: no environment, no file system, no network, a deterministic
+// clock and random source, stdout and stderr discarded, unless SetGrants
+// grants more; HTTP requests go through package egress, mounts through
+// package mountfs. An instance that fails in any way is closed and never
+// reused. The life of a call, from instance to result, is call.go.
 package sandbox
 
 import (
@@ -53,6 +55,24 @@ const tableElementSize = 32
 // the calling goroutine while the guest waits, so it should return quickly.
 type LogFunc func(level abi.LogLevel, msg string)
 
+// Kind is the ABI a module was built for, told by its imports: "wasmcp"
+// (ABI.md sections 1-8) or "extism" (section 9).
+type Kind string
+
+// The kinds of module, one per dialect.
+const (
+	KindWasmcp Kind = "wasmcp"
+	KindExtism Kind = "extism"
+)
+
+// ReadFunc gets what a call gave back: out is the result document (a
+// Result of ABI.md section 4, which an Extism plugin's CallToolResult is
+// too), valid only until ReadFunc returns; with failed set, out is instead
+// the message of an error the guest reported in place of a result (an
+// Extism plugin's error_set). An error of ReadFunc makes the call fail with
+// ErrMalformed.
+type ReadFunc func(out []byte, failed bool) error
+
 // Limits bound what one call may consume.
 type Limits struct {
 	// MemoryPages is the memory limit of one instance, in 64 KiB pages: its
@@ -81,13 +101,6 @@ type Limits struct {
 type Options struct {
 	// Limits bound every call.
 	Limits Limits
-	// Runtime is the runtime to compile in, shared with other modules; nil
-	// gives the module a runtime of its own, closed with it.
-	Runtime *Runtime
-	// Cache holds compiled code shared by every module's runtime; nil
-	// compiles each module afresh. It is for a runtime of the module's own:
-	// a shared Runtime has its own cache.
-	Cache wazero.CompilationCache
 	// Logger receives every guest log line, with "plugin" and "tool"
 	// attributes. Nil means slog.Default().
 	Logger *slog.Logger
@@ -152,6 +165,10 @@ func (o Options) moduleConfig() wazero.ModuleConfig {
 type Info struct {
 	// Kind is the ABI the module was built for.
 	Kind Kind
+	// AsksPermissions reports whether the module's tool list can ask for
+	// permissions (ABI.md section 4). One that cannot, an Extism plugin,
+	// is offered what the policy grants its name.
+	AsksPermissions bool
 	// ABIVersion is what the module's wasmcp_abi_version returned; 0 for an
 	// Extism module.
 	ABIVersion uint32
@@ -184,7 +201,7 @@ var (
 	ErrOutputTooLarge = errors.New("output too large")
 	// ErrNoResult: the guest returned 0 instead of a document.
 	ErrNoResult = errors.New("no result")
-	// ErrMalformed: the read function of CallRead refused the result.
+	// ErrMalformed: the ReadFunc of Call refused the result.
 	ErrMalformed = errors.New("malformed result")
 	// ErrNet: an Extism plugin's http_request was refused or failed; the
 	// call ends, as in Extism's own runtime.

@@ -36,13 +36,31 @@ var testContext = sandboxtest.Context
 // on how busy the machine is; only tests of deadlines shorten it.
 var smallLimits = sandbox.Limits{MemoryPages: 32, MaxOutput: 1024}
 
+// newRuntime is a Runtime of the test's own, closed with it, whose long
+// calls keep to turns as serve's do.
+func newRuntime(t testing.TB) *sandbox.Runtime {
+	t.Helper()
+	return runtimeOf(t, sandbox.RuntimeConfig{LongCalls: sandbox.LongCalls{Reserve: 1, Nice: 10}})
+}
+
+// runtimeOf is a Runtime of cfg, closed with the test.
+func runtimeOf(t testing.TB, cfg sandbox.RuntimeConfig) *sandbox.Runtime {
+	t.Helper()
+	r, err := sandbox.NewRuntime(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(context.Background()) })
+	return r
+}
+
 func compile(t testing.TB, name string, opts sandbox.Options) *sandbox.Module {
 	t.Helper()
 	ctx := testContext(t)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	m, err := sandbox.Compile(ctx, name, guest(t, name), opts)
+	m, err := newRuntime(t).Compile(ctx, name, guest(t, name), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +71,7 @@ func compile(t testing.TB, name string, opts sandbox.Options) *sandbox.Module {
 // call runs tool in m with args and no log function.
 func call(t testing.TB, m *sandbox.Module, tool, args string) (string, error) {
 	t.Helper()
-	out, err := m.Call(testContext(t), tool, []byte(args), nil)
+	out, err := sandbox.CallOutput(testContext(t), m, tool, []byte(args), nil)
 	return string(out), err
 }
 
@@ -72,7 +90,7 @@ func TestCallEcho(t *testing.T) {
 
 func TestDescribe(t *testing.T) {
 	m := compile(t, "guest", sandbox.Options{})
-	doc, err := m.Describe(testContext(t))
+	doc, err := m.List(testContext(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,12 +172,12 @@ func TestCanceled(t *testing.T) {
 	m := compile(t, "guest", sandbox.Options{})
 	ctx, cancel := context.WithCancel(testContext(t))
 	// The guest logs, then loops: cancel from inside the call.
-	_, err := m.Call(ctx, "spin", nil, &sandbox.CallHooks{Log: func(abi.LogLevel, string) { cancel() }})
+	_, err := sandbox.CallOutput(ctx, m, "spin", nil, &sandbox.CallHooks{Log: func(abi.LogLevel, string) { cancel() }})
 	if !errors.Is(err, sandbox.ErrCanceled) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want ErrCanceled", err)
 	}
 
-	_, err = m.Call(ctx, "echo", []byte(`{}`), nil)
+	_, err = sandbox.CallOutput(ctx, m, "echo", []byte(`{}`), nil)
 	if !errors.Is(err, sandbox.ErrCanceled) {
 		t.Fatalf("call with a cancelled context: err = %v, want ErrCanceled", err)
 	}
@@ -237,7 +255,7 @@ func TestCallReadMalformed(t *testing.T) {
 		t.Fatal(err)
 	}
 	refuse := errors.New("not a result")
-	err := m.CallRead(testContext(t), "echo", []byte(`{}`), nil, func([]byte) error { return refuse })
+	err := m.Call(testContext(t), "echo", []byte(`{}`), nil, func([]byte, bool) error { return refuse })
 	if !errors.Is(err, sandbox.ErrMalformed) || !errors.Is(err, refuse) {
 		t.Fatalf("err = %v, want ErrMalformed wrapping the read error", err)
 	}
@@ -257,7 +275,7 @@ func TestLog(t *testing.T) {
 		msg   string
 	}
 	var got []line
-	_, err := m.Call(testContext(t), "log", []byte(`"hello from the guest"`), &sandbox.CallHooks{Log: func(l abi.LogLevel, msg string) {
+	_, err := sandbox.CallOutput(testContext(t), m, "log", []byte(`"hello from the guest"`), &sandbox.CallHooks{Log: func(l abi.LogLevel, msg string) {
 		got = append(got, line{l, msg})
 	}})
 	if err != nil {
@@ -283,7 +301,7 @@ func TestLog(t *testing.T) {
 func TestLogTruncated(t *testing.T) {
 	m := compile(t, "guest", sandbox.Options{})
 	var msg string
-	if _, err := m.Call(testContext(t), "big", []byte(`{}`), &sandbox.CallHooks{Log: func(_ abi.LogLevel, s string) { msg = s }}); err != nil {
+	if _, err := sandbox.CallOutput(testContext(t), m, "big", []byte(`{}`), &sandbox.CallHooks{Log: func(_ abi.LogLevel, s string) { msg = s }}); err != nil {
 		t.Fatal(err)
 	}
 	// 64 KiB, less the first byte of an "é" that straddles the cut.
@@ -315,7 +333,7 @@ func TestCompileErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.module, func(t *testing.T) {
-			m, err := sandbox.Compile(testContext(t), tt.module, guest(t, tt.module), sandbox.Options{Limits: smallLimits})
+			m, err := newRuntime(t).Compile(testContext(t), tt.module, guest(t, tt.module), sandbox.Options{Limits: smallLimits})
 			if err == nil {
 				_ = m.Close(context.Background())
 				t.Fatal("Compile succeeded")
@@ -334,12 +352,12 @@ func TestCompileErrors(t *testing.T) {
 
 // A failure while loading is classified like one during a call.
 func TestCompileErrorKinds(t *testing.T) {
-	_, err := sandbox.Compile(testContext(t), "inittrap", guest(t, "inittrap"), sandbox.Options{})
+	_, err := newRuntime(t).Compile(testContext(t), "inittrap", guest(t, "inittrap"), sandbox.Options{})
 	if !errors.Is(err, sandbox.ErrTrap) {
 		t.Errorf("err = %v, want ErrTrap", err)
 	}
 	opts := sandbox.Options{Limits: sandbox.Limits{Timeout: 100 * time.Millisecond}}
-	_, err = sandbox.Compile(testContext(t), "initloop", guest(t, "initloop"), opts)
+	_, err = newRuntime(t).Compile(testContext(t), "initloop", guest(t, "initloop"), opts)
 	if want := "compile initloop: instantiate: timed out after 100ms"; !errors.Is(err, sandbox.ErrTimeout) || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}
@@ -354,7 +372,7 @@ func TestConcurrentCalls(t *testing.T) {
 		wg.Go(func() {
 			for i := range calls {
 				args := fmt.Sprintf(`{"goroutine":%d,"call":%d}`, g, i)
-				out, err := m.Call(context.Background(), "echo", []byte(args), nil)
+				out, err := sandbox.CallOutput(context.Background(), m, "echo", []byte(args), nil)
 				if err != nil || string(out) != args {
 					errs <- fmt.Errorf("echo %s = %q, %v", args, out, err)
 				}
@@ -376,7 +394,7 @@ func TestClosed(t *testing.T) {
 	if _, err := call(t, m, "echo", `{}`); !errors.Is(err, sandbox.ErrClosed) {
 		t.Fatalf("err = %v, want ErrClosed", err)
 	}
-	if _, err := m.Describe(testContext(t)); !errors.Is(err, sandbox.ErrClosed) {
+	if _, err := m.List(testContext(t)); !errors.Is(err, sandbox.ErrClosed) {
 		t.Fatalf("Describe err = %v, want ErrClosed", err)
 	}
 }
@@ -386,7 +404,10 @@ func TestSharedCompilationCache(t *testing.T) {
 	cache := wazero.NewCompilationCache()
 	defer cache.Close(ctx)
 	for range 2 {
-		m := compile(t, "guest", sandbox.Options{Cache: cache})
+		m, err := runtimeOf(t, sandbox.RuntimeConfig{Cache: cache}).Compile(ctx, "guest", guest(t, "guest"), sandbox.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if got, err := call(t, m, "echo", `{"cached":true}`); err != nil || got != `{"cached":true}` {
 			t.Fatalf("echo = %q, %v", got, err)
 		}
@@ -402,16 +423,16 @@ func BenchmarkCall(b *testing.B) {
 	args := []byte(`{"message":"hi"}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := m.CallRead(ctx, "echo", args, nil, func([]byte) error { return nil }); err != nil {
+		if err := m.Call(ctx, "echo", args, nil, func([]byte, bool) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 // BenchmarkCompile compiles a small module from a warm on-disk compilation cache
-// and describes it, in a runtime of its own: what loading each of many
-// plugins costs the sandbox at start-up. BenchmarkCompileShared is the
-// same in a shared Runtime.
+// and lists its tools, in a runtime of its own: what loading each of many
+// plugins would cost the sandbox at start-up without a shared Runtime.
+// BenchmarkCompileShared is the same in a shared Runtime, as the host does.
 func BenchmarkCompile(b *testing.B) {
 	ctx := context.Background()
 	cache, err := wazero.NewCompilationCacheWithDir(b.TempDir())
@@ -419,19 +440,19 @@ func BenchmarkCompile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cache.Close(ctx)
-	benchmarkCompile(b, sandbox.Options{Cache: cache})
+	benchmarkCompile(b, func(b testing.TB) *sandbox.Runtime { return runtimeOf(b, sandbox.RuntimeConfig{Cache: cache}) })
 }
 
-func benchmarkCompile(b *testing.B, opts sandbox.Options) {
+func benchmarkCompile(b *testing.B, runtime func(testing.TB) *sandbox.Runtime) {
 	ctx := context.Background()
 	wasm := guest(b, "guest")
-	opts.Logger = slog.New(slog.DiscardHandler)
+	opts := sandbox.Options{Logger: slog.New(slog.DiscardHandler)}
 	for b.Loop() {
-		m, err := sandbox.Compile(ctx, "guest", wasm, opts)
+		m, err := runtime(b).Compile(ctx, "guest", wasm, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := m.Describe(ctx); err != nil {
+		if _, err := m.List(ctx); err != nil {
 			b.Fatal(err)
 		}
 		_ = m.Close(ctx)

@@ -44,12 +44,12 @@ const tableGrower = `(module
 // _initialize ends the test process with "fatal error: out of memory".
 func TestTableGrowCapped(t *testing.T) {
 	wasm := sandboxtest.Wat2Wasm(t, []byte(tableGrower))
-	m, err := sandbox.Compile(testContext(t), "grower", wasm, sandbox.Options{Limits: smallLimits})
+	m, err := newRuntime(t).Compile(testContext(t), "grower", wasm, sandbox.Options{Limits: smallLimits})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(testContext(t))
-	out, err := m.Call(testContext(t), "grow", []byte(`{}`), nil)
+	out, err := sandbox.CallOutput(testContext(t), m, "grow", []byte(`{}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestTableImportRefused(t *testing.T) {
   (func (export "wasmcp_alloc") (param i32) (result i32) (i32.const 1024))
   (func (export "wasmcp_describe") (result i64) (i64.const 0))
   (func (export "wasmcp_call") (param i32 i32 i32 i32) (result i64) (i64.const 0)))`))
-	m, err := sandbox.Compile(testContext(t), "importer", wasm, sandbox.Options{Limits: smallLimits})
+	m, err := newRuntime(t).Compile(testContext(t), "importer", wasm, sandbox.Options{Limits: smallLimits})
 	if err == nil {
 		_ = m.Close(testContext(t))
 		t.Fatal("Compile succeeded")
@@ -95,12 +95,12 @@ func TestBuiltGuests(t *testing.T) {
 	mods := sandboxtest.MustBuilt(t)
 	for _, name := range sandboxtest.Representative(mods) {
 		t.Run(name, func(t *testing.T) {
-			m, err := sandbox.Compile(testContext(t), name, mods[name], sandbox.Options{Logger: slog.New(slog.DiscardHandler)})
+			m, err := newRuntime(t).Compile(testContext(t), name, mods[name], sandbox.Options{Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer m.Close(testContext(t))
-			doc, err := m.Describe(testContext(t))
+			doc, err := m.List(testContext(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func TestBuiltGuests(t *testing.T) {
 			for _, tool := range described.Tools {
 				// Whatever the tool thinks of empty arguments, it answers
 				// with a document.
-				out, err := m.Call(testContext(t), tool.Name, []byte(`{}`), nil)
+				out, err := sandbox.CallOutput(testContext(t), m, tool.Name, []byte(`{}`), nil)
 				if err != nil {
 					t.Errorf("%s: %v", tool.Name, err)
 				} else if !json.Valid(out) {
@@ -169,12 +169,12 @@ func dwarfSections() []byte {
 // wazero's stack trace, names no source line of them.
 func TestDWARFIgnored(t *testing.T) {
 	wasm := slices.Concat(guest(t, "guest"), dwarfSections())
-	m, err := sandbox.Compile(testContext(t), "dwarf", wasm, sandbox.Options{Limits: smallLimits})
+	m, err := newRuntime(t).Compile(testContext(t), "dwarf", wasm, sandbox.Options{Limits: smallLimits})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(testContext(t))
-	_, err = m.Call(testContext(t), "trap", []byte(`{}`), nil)
+	_, err = sandbox.CallOutput(testContext(t), m, "trap", []byte(`{}`), nil)
 	if !errors.Is(err, sandbox.ErrTrap) || err.Error() != "trapped: unreachable" {
 		t.Fatalf("err = %v, want ErrTrap %q", err, "trapped: unreachable")
 	}

@@ -3,4 +3,4 @@
 package turns
 
 // lower does nothing where a thread's priority is not its own.
-func lower() {}
+func lower(int) {}

@@ -19,12 +19,14 @@
 //     the rest; the others wait parked, taking no P. At its checkpoints a
 //     long call hands its turn to the next waiting once it has run for a
 //     Quantum, so that long calls share the turns round-robin.
-//   - A long call's thread runs at a lower priority (on Linux, a nice of
-//     Nice), so that the operating system prefers everything else when the
+//   - With a niceness, a long call's thread runs at a lower priority (on
+//     Linux), so that the operating system prefers everything else when the
 //     cores are busy. A thread cannot get its priority back without
 //     privileges, so it must end with the call: only a call that Run runs
 //     on a goroutine of its own, which exits with its thread locked, is
 //     lowered.
+//
+// A Gate belongs to whoever makes it: two in one process share nothing.
 package turns
 
 import (
@@ -43,13 +45,11 @@ const Short = time.Millisecond
 // own scheduler preempts a goroutine after as long.
 const Quantum = 10 * time.Millisecond
 
-// Nice is the niceness of a long call's thread, where the system has one.
-const Nice = 10
-
 // Gate hands out the turns of long calls. Its methods are safe for
 // concurrent use; use New to make one.
 type Gate struct {
 	slots func() int
+	nice  int
 
 	// waiting is len(queue), read without mu by a call's checkpoints.
 	waiting atomic.Int32
@@ -64,12 +64,16 @@ type waiter struct {
 	granted bool          // guarded by the Gate's mu
 }
 
-// New returns a Gate with slots() turns. slots is asked whenever a turn is
-// handed out, so that it can follow a GOMAXPROCS that changes.
-func New(slots func() int) *Gate { return &Gate{slots: slots} }
+// New returns a Gate with slots() turns, whose long calls' threads run at
+// the niceness nice (0 leaves them as they are). slots is asked whenever a
+// turn is handed out, so that it can follow a GOMAXPROCS that changes.
+func New(slots func() int, nice int) *Gate { return &Gate{slots: slots, nice: nice} }
 
-// Default leaves one P free: GOMAXPROCS − 1 turns, at least one.
-func Default() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+// Leave returns the slots function that leaves reserve Ps to everything
+// but long calls: GOMAXPROCS − reserve turns, at least one.
+func Leave(reserve int) func() int {
+	return func() int { return max(1, runtime.GOMAXPROCS(0)-reserve) }
+}
 
 // Run runs fn, a call, with the Call that fn's guest code reports its
 // checkpoints to, and returns fn's result and whether the call was long.
@@ -80,8 +84,10 @@ func Default() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 // caller's goroutine, whose thread cannot end with the call, and a long
 // call is only kept to the Gate's turns. A goroutine costs a short call a
 // hand-off between threads, so a caller sets own for the calls likely to
-// be long: those of a module whose calls were long before.
+// be long: those of a module whose calls were long before. A Gate without
+// a niceness runs every call on the caller's goroutine.
 func (g *Gate) Run(own bool, fn func(*Call) error) (long bool, err error) {
+	own = own && g.nice != 0
 	c := &Call{gate: g, start: time.Now(), own: own}
 	if !own {
 		defer c.release()
@@ -125,7 +131,7 @@ func (c *Call) Checkpoint(ctx context.Context) error {
 		}
 		c.long = true
 		if c.own {
-			lower()
+			lower(c.gate.nice)
 		}
 		return c.take(ctx)
 	case !c.turn:

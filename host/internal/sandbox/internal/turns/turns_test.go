@@ -32,7 +32,7 @@ func spin(ctx context.Context, c *Call, n int, running, most *atomic.Int32) erro
 
 func TestLongCallsShareTheTurns(t *testing.T) {
 	for _, own := range []bool{false, true} {
-		g := New(func() int { return 1 })
+		g := New(func() int { return 1 }, 10)
 		var running, most atomic.Int32
 		var wg sync.WaitGroup
 		for range 3 {
@@ -54,7 +54,7 @@ func TestLongCallsShareTheTurns(t *testing.T) {
 }
 
 func TestShortCallsNeedNoTurn(t *testing.T) {
-	g := New(func() int { return 1 })
+	g := New(func() int { return 1 }, 10)
 	// One long call holds the only turn and does not pass it.
 	holding, release := make(chan struct{}), make(chan struct{})
 	go g.Run(false, func(c *Call) error {
@@ -74,7 +74,7 @@ func TestShortCallsNeedNoTurn(t *testing.T) {
 }
 
 func TestWaitForATurnEndsWithTheContext(t *testing.T) {
-	g := New(func() int { return 1 })
+	g := New(func() int { return 1 }, 10)
 	holding, release := make(chan struct{}), make(chan struct{})
 	go g.Run(false, func(c *Call) error {
 		for !c.long {
@@ -105,7 +105,7 @@ func TestWaitForATurnEndsWithTheContext(t *testing.T) {
 }
 
 func TestOutsideGivesTheTurnUp(t *testing.T) {
-	g := New(func() int { return 1 })
+	g := New(func() int { return 1 }, 10)
 	_, err := g.Run(false, func(c *Call) error {
 		if err := spin(t.Context(), c, 1, new(atomic.Int32), new(atomic.Int32)); err != nil {
 			return err
@@ -126,7 +126,7 @@ func TestOutsideGivesTheTurnUp(t *testing.T) {
 }
 
 func TestPanicReachesTheCaller(t *testing.T) {
-	g := New(Default)
+	g := New(Leave(1), 10)
 	defer func() {
 		if r := recover(); r != "guest" {
 			t.Fatalf("recovered %v, want the panic of the call", r)

@@ -1,8 +1,12 @@
-package sandbox
+// Package mountfs gives a guest a host directory and confines it there: the
+// file system of a mount the policy grants (SECURITY.md, "The file system").
+// It is the one place that enforces that model: every operation resolves
+// inside the directory, atomically, through an os.Root, so that ".." and
+// symbolic links never lead out, even while other instances of the plugin
+// rename links in it.
+package mountfs
 
 import (
-	"github.com/wasmcp/wasmcp/host/policy"
-
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,14 +19,15 @@ import (
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/wasmcp/wasmcp/host/policy"
 )
 
 // fakeEpochNanos is where wazero's fake wall clock starts, midnight UTC
 // 2022-01-01: every timestamp a guest without the clock grant reads.
 const fakeEpochNanos = 1640995200 * int64(time.Second)
 
-// mountFS is a host directory as a guest sees it (SECURITY.md, "The file
-// system"). Every operation is one call of an os.Root opened on the
+// FS is a host directory as a guest sees it. Every operation is one call of an os.Root opened on the
 // directory: the kernel resolves each path component relative to the
 // directory already reached (openat), os.Root follows symbolic links itself
 // and refuses any that leaves the directory, and ".." never climbs above it.
@@ -30,7 +35,7 @@ const fakeEpochNanos = 1640995200 * int64(time.Second)
 // renaming links in its own mount from another instance cannot change what
 // an operation reaches. The root stays open for the module's lifetime;
 // os.Root is safe for concurrent use by the module's instances.
-type mountFS struct {
+type FS struct {
 	experimentalsys.UnimplementedFS
 	root *os.Root
 	// write allows changes. Without it each one fails with EROFS, and files
@@ -42,13 +47,14 @@ type mountFS struct {
 	realTimes bool
 }
 
-// openMount opens the directory of m for a guest.
-func openMount(m policy.Mount, clock bool) (*mountFS, error) {
+// Open opens the directory of m for a guest; clock says whether the guest
+// may see files' real timestamps, as it may see the real time.
+func Open(m policy.Mount, clock bool) (*FS, error) {
 	root, err := os.OpenRoot(m.HostPath)
 	if err != nil {
 		return nil, fmt.Errorf("mount %s: %w", m.HostPath, err)
 	}
-	return &mountFS{root: root, write: m.Write, realTimes: clock}, nil
+	return &FS{root: root, write: m.Write, realTimes: clock}, nil
 }
 
 // rootName turns a guest path, relative to the mount and cleaned by wazero,
@@ -86,7 +92,7 @@ func errnoOf(err error) experimentalsys.Errno {
 }
 
 // stat converts fi, hiding its times unless they may be shown.
-func (c *mountFS) stat(fi fs.FileInfo) sys.Stat_t {
+func (c *FS) stat(fi fs.FileInfo) sys.Stat_t {
 	st := sys.NewStat_t(fi)
 	if !c.realTimes {
 		st.Atim, st.Mtim, st.Ctim = fakeEpochNanos, fakeEpochNanos, fakeEpochNanos
@@ -95,7 +101,7 @@ func (c *mountFS) stat(fi fs.FileInfo) sys.Stat_t {
 }
 
 // changes reports EROFS when the mount is read-only.
-func (c *mountFS) changes() experimentalsys.Errno {
+func (c *FS) changes() experimentalsys.Errno {
 	if !c.write {
 		return experimentalsys.EROFS
 	}
@@ -105,7 +111,7 @@ func (c *mountFS) changes() experimentalsys.Errno {
 const writeFlags = experimentalsys.O_WRONLY | experimentalsys.O_RDWR | experimentalsys.O_CREAT |
 	experimentalsys.O_TRUNC | experimentalsys.O_APPEND
 
-func (c *mountFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+func (c *FS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
 	if flag&writeFlags != 0 {
 		if errno := c.changes(); errno != 0 {
 			return nil, errno
@@ -178,7 +184,7 @@ func osFlags(flag experimentalsys.Oflag) int {
 	return f
 }
 
-func (c *mountFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
+func (c *FS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	fi, err := c.root.Stat(rootName(p))
 	if err != nil {
 		return sys.Stat_t{}, errnoOf(err)
@@ -186,7 +192,7 @@ func (c *mountFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	return c.stat(fi), 0
 }
 
-func (c *mountFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
+func (c *FS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	fi, err := c.root.Lstat(rootName(p))
 	if err != nil {
 		return sys.Stat_t{}, errnoOf(err)
@@ -194,7 +200,7 @@ func (c *mountFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	return c.stat(fi), 0
 }
 
-func (c *mountFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
+func (c *FS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
 	if errno := c.changes(); errno != 0 {
 		return errno
 	}
@@ -206,14 +212,14 @@ func (c *mountFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
 	return errno
 }
 
-func (c *mountFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
+func (c *FS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 	if errno := c.changes(); errno != 0 {
 		return errno
 	}
 	return errnoOf(c.root.Chmod(rootName(p), perm))
 }
 
-func (c *mountFS) Rename(from, to string) experimentalsys.Errno {
+func (c *FS) Rename(from, to string) experimentalsys.Errno {
 	if errno := c.changes(); errno != 0 {
 		return errno
 	}
@@ -224,15 +230,15 @@ func (c *mountFS) Rename(from, to string) experimentalsys.Errno {
 // removes a file or an empty directory alike. Something swapped in between
 // is removed if Remove can: a change inside the mount the guest could make
 // anyway.
-func (c *mountFS) Rmdir(p string) experimentalsys.Errno {
+func (c *FS) Rmdir(p string) experimentalsys.Errno {
 	return c.remove(p, true)
 }
 
-func (c *mountFS) Unlink(p string) experimentalsys.Errno {
+func (c *FS) Unlink(p string) experimentalsys.Errno {
 	return c.remove(p, false)
 }
 
-func (c *mountFS) remove(p string, dir bool) experimentalsys.Errno {
+func (c *FS) remove(p string, dir bool) experimentalsys.Errno {
 	if errno := c.changes(); errno != 0 {
 		return errno
 	}
@@ -252,7 +258,7 @@ func (c *mountFS) remove(p string, dir bool) experimentalsys.Errno {
 // Link makes newName another name of the file oldName names. A final link
 // in oldName is not followed: the new name is a link like it, with the same
 // target, which os.Root will no more follow out of the mount than the first.
-func (c *mountFS) Link(oldName, newName string) experimentalsys.Errno {
+func (c *FS) Link(oldName, newName string) experimentalsys.Errno {
 	if errno := c.changes(); errno != 0 {
 		return errno
 	}
@@ -261,7 +267,7 @@ func (c *mountFS) Link(oldName, newName string) experimentalsys.Errno {
 
 // Symlink is refused: a guest's links would be read by the host's own
 // programs too, which know nothing of the mount.
-func (c *mountFS) Symlink(string, string) experimentalsys.Errno {
+func (c *FS) Symlink(string, string) experimentalsys.Errno {
 	if errno := c.changes(); errno != 0 {
 		return errno
 	}
@@ -271,7 +277,7 @@ func (c *mountFS) Symlink(string, string) experimentalsys.Errno {
 // Readlink reveals a link's target only when it is relative and does not
 // climb above the link's own directory; any other fails with EPERM, so that
 // a guest learns no host path and nothing of what lies around the mount.
-func (c *mountFS) Readlink(p string) (string, experimentalsys.Errno) {
+func (c *FS) Readlink(p string) (string, experimentalsys.Errno) {
 	target, err := c.root.Readlink(rootName(p))
 	if err != nil {
 		return "", errnoOf(err)
@@ -283,7 +289,7 @@ func (c *mountFS) Readlink(p string) (string, experimentalsys.Errno) {
 	return target, 0
 }
 
-func (c *mountFS) Utimens(p string, atim, mtim int64) experimentalsys.Errno {
+func (c *FS) Utimens(p string, atim, mtim int64) experimentalsys.Errno {
 	if errno := c.changes(); errno != 0 {
 		return errno
 	}
@@ -298,3 +304,7 @@ func timeOf(nanos int64) time.Time {
 	}
 	return time.Unix(0, nanos)
 }
+
+// Close closes the directory. Instances still using it fail their next
+// operation.
+func (c *FS) Close() error { return c.root.Close() }

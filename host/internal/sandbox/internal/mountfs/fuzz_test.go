@@ -1,4 +1,4 @@
-package sandbox_test
+package mountfs_test
 
 import (
 	"bytes"

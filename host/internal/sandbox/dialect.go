@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -45,40 +46,88 @@ func (s signature) equal(o signature) bool {
 	return slices.Equal(s.params, o.params) && slices.Equal(s.results, o.results)
 }
 
-// requiredExports are the function exports of ABI.md section 2, in the order
-// the table lists them.
-var requiredExports = []struct {
-	name string
-	sig  signature
-}{
-	{abi.ExportVersion, signature{nil, []api.ValueType{i32}}},
-	{abi.ExportAlloc, signature{[]api.ValueType{i32}, []api.ValueType{i32}}},
-	{abi.ExportDescribe, signature{nil, []api.ValueType{i64}}},
-	{abi.ExportCall, signature{[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}}},
+// A dialect is the guest ABI of a module: the host module its guests
+// import, the exports it requires, how an instance starts, and how the
+// module's tools are listed and called. It is chosen once, when the module
+// compiles (dialectOf), as wazero chooses its engine once; the rest of the
+// sandbox, and everything above it, calls the module through it. Adding a
+// host function is a change to one dialect's host file.
+type dialect interface {
+	// kind names the dialect, for Info.
+	kind() Kind
+	// hostModule is the module of the dialect's host functions, which its
+	// guests may import beside WASI.
+	hostModule() string
+	// checkExports verifies the function exports the dialect requires and
+	// fills what it learns of the module into info.
+	checkExports(fns map[string]api.FunctionDefinition, info *Info) error
+	// inits are the exports an instance runs when it is created, in order,
+	// those it has: the start function and the initialisers.
+	inits() []string
+	// setup prepares the state an instance of the module needs besides its
+	// linear memory, before the instance is created.
+	setup(in *instance)
+	// verify checks the first instance of the module, which then serves;
+	// ctx is the caller's, callCtx the one with the call's deadline. On an
+	// error the caller closes in.
+	verify(ctx, callCtx context.Context, in *instance) error
+	// list returns a copy of the module's tool list: a Describe document
+	// of ABI.md section 4.
+	list(ctx context.Context) ([]byte, error)
+	// call runs tool with the arguments args, as Module.Call says.
+	call(ctx context.Context, tool string, args []byte, hooks *CallHooks, read ReadFunc) error
 }
 
-// initializeSig is the signature of the optional _initialize export (and
-// of an Extism plugin's _start).
+// dialectOf chooses the dialect of a compiled module by its imports: one
+// that imports Extism's host module is an Extism plugin.
+func dialectOf(m *Module) dialect {
+	for _, def := range m.compiled.ImportedFunctions() {
+		if mod, _, _ := def.Import(); mod == ExtismModule {
+			return newExtism(m)
+		}
+	}
+	return &wasmcp{m: m}
+}
+
+// dialects are the host modules of every dialect, instantiated once in
+// each Runtime.
+var dialects = []struct {
+	name        string
+	instantiate func(ctx context.Context, rt wazero.Runtime) (api.Module, error)
+}{
+	{abi.ImportModule, instantiateWasmcp},
+	{ExtismModule, instantiateExtism},
+}
+
+// initializeSig is the signature of _initialize and of a command's _start.
 var initializeSig = signature{}
 
-// checkImports refuses every import the sandbox does not provide to a
-// module of kind, naming it. hosts maps a host module name to the functions
-// it exports.
-func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]api.FunctionDefinition, kind Kind) error {
+// checkInits verifies the signatures of the initialisers among fns.
+func checkInits(fns map[string]api.FunctionDefinition, names ...string) []error {
 	var errs []error
-	own := abi.ImportModule
-	if kind == KindExtism {
-		own = ExtismModule
+	for _, name := range names {
+		if def, ok := fns[name]; ok && !sigOf(def).equal(initializeSig) {
+			errs = append(errs, fmt.Errorf("export %s: signature %s, want %s", name, sigOf(def), initializeSig))
+		}
 	}
+	return errs
+}
+
+// checkImports refuses every import the sandbox does not provide to a
+// module of dialect d, naming it. hosts maps a host module name to the
+// functions it exports.
+func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]api.FunctionDefinition, d dialect) error {
+	var errs []error
+	own := d.hostModule()
 	for _, def := range compiled.ImportedFunctions() {
 		mod, name, _ := def.Import()
-		if kind == KindExtism && mod == bounds.YieldModule && name == bounds.YieldImport {
+		if mod == bounds.YieldModule && name == bounds.YieldImport {
 			continue // the instrumentation's
 		}
 		fns, ok := hosts[mod]
 		if !ok || (mod != own && mod != wasiModule) {
 			why := ""
-			if kind == KindExtism {
+			if strings.HasPrefix(mod, "extism:") {
 				// hyper-mcp's v2 plugins may import its own host
 				// functions (extism:host/user); no other host has them.
 				why = "; an Extism plugin gets only the standard Extism host functions"
@@ -102,37 +151,11 @@ func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]ap
 	return errors.Join(errs...)
 }
 
-// checkExports verifies the exports of ABI.md section 2, or of a hyper-mcp
-// protocol for an Extism module (whose version it returns), and that the
+// checkMemory verifies that the module exports its memory, and that the
 // memory's minimum and the tables, whose elements take tableBytes at most,
 // fit in the limit together, so that no instantiation can fail on them.
-func checkExports(compiled wazero.CompiledModule, kind Kind, limitPages uint32, tableBytes uint64) (protocol int, err error) {
+func checkMemory(compiled wazero.CompiledModule, limitPages uint32, tableBytes uint64) error {
 	var errs []error
-	fns := compiled.ExportedFunctions()
-	required := requiredExports
-	if kind == KindExtism {
-		required = nil
-		if protocol, err = extismProtocol(fns); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for _, want := range required {
-		def, ok := fns[want.name]
-		if !ok {
-			errs = append(errs, fmt.Errorf("missing export %s: %s", want.name, want.sig))
-		} else if got := sigOf(def); !got.equal(want.sig) {
-			errs = append(errs, fmt.Errorf("export %s: signature %s, want %s", want.name, got, want.sig))
-		}
-	}
-	inits := []string{abi.ExportInitialize}
-	if kind == KindExtism {
-		inits = append(inits, extismStart)
-	}
-	for _, name := range inits {
-		if def, ok := fns[name]; ok && !sigOf(def).equal(initializeSig) {
-			errs = append(errs, fmt.Errorf("export %s: signature %s, want %s", name, sigOf(def), initializeSig))
-		}
-	}
 	limit := uint64(limitPages) * pageSize
 	if tableBytes > limit {
 		errs = append(errs, fmt.Errorf("tables of up to %d elements take up to %s (%d bytes an element), over the memory limit of %s",
@@ -151,7 +174,7 @@ func checkExports(compiled wazero.CompiledModule, kind Kind, limitPages uint32, 
 		errs = append(errs, fmt.Errorf("export %s: minimum of %d pages (%s) exceeds the memory limit of %s%s",
 			abi.ExportMemory, mem.Min(), formatBytes(uint64(mem.Min())*pageSize), formatBytes(limit), tables))
 	}
-	return protocol, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // describeModule lists the imports and exports of compiled for Info.

@@ -1,11 +1,11 @@
-package sandbox_test
+package mountfs_test
 
 import (
-	"github.com/wasmcp/wasmcp/host/policy"
-
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
+	"github.com/wasmcp/wasmcp/host/internal/sandbox/sandboxtest"
+	"github.com/wasmcp/wasmcp/host/policy"
 )
 
 // secret is the content of the file outside the mount in these tests.
@@ -46,7 +48,11 @@ func fsop(t testing.TB, m *sandbox.Module, op byte, n int, paths ...string) (int
 // tryFsop is fsop for goroutines other than the test's, which must not
 // call t.Fatal.
 func tryFsop(t testing.TB, m *sandbox.Module, op byte, n int, paths ...string) (int, []byte, error) {
-	out, err := m.Call(testContext(t), string(op), append([]byte{byte(n)}, strings.Join(paths, "\x00")...), nil)
+	var out []byte
+	err := m.Call(testContext(t), string(op), append([]byte{byte(n)}, strings.Join(paths, "\x00")...), nil, func(doc []byte, _ bool) error {
+		out = bytes.Clone(doc)
+		return nil
+	})
 	if err != nil {
 		return 0, nil, fmt.Errorf("%c %q: %w", op, paths, err)
 	}
@@ -57,10 +63,39 @@ func tryFsop(t testing.TB, m *sandbox.Module, op byte, n int, paths ...string) (
 	return errno, out[5:], nil
 }
 
+// The tests run testdata/fsops.wat in the sandbox, as a plugin granted a
+// mount: what they check is what a guest can reach through WASI.
+
+//go:generate ../../../../../scripts/wat2wasm-testdata.sh testdata
+
+var (
+	testContext = sandboxtest.Context
+	fsops       = sandboxtest.NewGuests("testdata")
+)
+
+// WASI errno values the tests name.
+const errnoPerm = 63
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // fsGuest compiles testdata/fsops.wat with dir mounted at /data.
 func fsGuest(t testing.TB, dir string, write, clock bool) *sandbox.Module {
 	t.Helper()
-	m := compile(t, "fsops", sandbox.Options{})
+	rt, err := sandbox.NewRuntime(context.Background(), sandbox.RuntimeConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	m, err := rt.Compile(testContext(t), "fsops", fsops.Get(t, "fsops"), sandbox.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(context.Background()) })
 	g := policy.Grants{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "/data", Write: write}}, Clock: clock}
 	if err := m.SetGrants(testContext(t), g); err != nil {
 		t.Fatal(err)
@@ -206,7 +241,7 @@ func TestMountLinkRace(t *testing.T) {
 }
 
 func TestMountReadlink(t *testing.T) {
-	root := mountTree(t)
+	root := sandboxtest.MountTree(t)
 	m := fsGuest(t, filepath.Join(root, "data"), true, false)
 	if errno, b := fsop(t, m, 'k', 1, "inside-link"); errno != 0 || string(b) != "in.txt" {
 		t.Errorf("readlink inside-link: errno %d, %q; want in.txt", errno, b)
@@ -229,7 +264,7 @@ func TestMountReadlink(t *testing.T) {
 }
 
 func TestMountHardLinkOfLink(t *testing.T) {
-	root := mountTree(t)
+	root := sandboxtest.MountTree(t)
 	data := filepath.Join(root, "data")
 	outside := filepath.Join(root, "outside.txt")
 	m := fsGuest(t, data, true, false)
@@ -254,7 +289,7 @@ func TestMountHardLinkOfLink(t *testing.T) {
 }
 
 func TestMountTimestamps(t *testing.T) {
-	root := mountTree(t)
+	root := sandboxtest.MountTree(t)
 	data := filepath.Join(root, "data")
 	fake, real := fsGuest(t, data, true, false), fsGuest(t, data, true, true)
 	if errno, _ := fsop(t, fake, 'w', 1, "new.txt"); errno != 0 {
@@ -331,7 +366,7 @@ func tree(t testing.TB, dir string) map[string]string {
 }
 
 func TestMountReadOnlyRefusesEveryChange(t *testing.T) {
-	root := mountTree(t)
+	root := sandboxtest.MountTree(t)
 	data := filepath.Join(root, "data")
 	before := tree(t, root)
 	m := fsGuest(t, data, false, true)
@@ -362,7 +397,7 @@ func TestMountReadOnlyRefusesEveryChange(t *testing.T) {
 // Opening without following a final link fails on any link, as O_NOFOLLOW
 // does; following one that stays inside works.
 func TestMountNoFollow(t *testing.T) {
-	root := mountTree(t)
+	root := sandboxtest.MountTree(t)
 	m := fsGuest(t, filepath.Join(root, "data"), false, false)
 	if errno, _ := fsop(t, m, 'n', 1, "inside-link"); errno != errnoLoop {
 		t.Errorf("open inside-link without following: errno %d, want ELOOP (%d)", errno, errnoLoop)
@@ -399,7 +434,7 @@ func direntNames(t testing.TB, b []byte) []string {
 
 // What an ordinary guest does in a writable mount works.
 func TestMountOrdinaryUse(t *testing.T) {
-	data := filepath.Join(mountTree(t), "data")
+	data := filepath.Join(sandboxtest.MountTree(t), "data")
 	m := fsGuest(t, data, true, false)
 	steps := []struct {
 		op    byte

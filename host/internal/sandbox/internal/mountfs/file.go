@@ -1,4 +1,4 @@
-package sandbox
+package mountfs
 
 import (
 	"io"
@@ -8,14 +8,14 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 )
 
-// mountFile is a file or directory a guest opened in a mountFS. Operations
+// mountFile is a file or directory a guest opened in a FS. Operations
 // on it use its descriptor; the two that cannot portably (SetAppend, which
 // reopens the file, and Utimens) go by its name through the mount's
 // os.Root, and act only if that name still names this file. An instance uses
 // its files from one goroutine at a time, as wazero does.
 type mountFile struct {
 	experimentalsys.UnimplementedFile
-	fs *mountFS
+	fs *FS
 	// name is the path it was opened with, relative to the mount.
 	name string
 	// flag are its open flags, less those that create or truncate.
