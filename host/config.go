@@ -51,7 +51,7 @@ type Config struct {
 	logger        *slog.Logger
 	// policy and trust: see permissions.go.
 	policy    *policy.Policy
-	trust     *trust.Policy
+	trust     *trust.Verifier
 	meters    metric.MeterProvider
 	tracer    trace.TracerProvider
 	admission Admission

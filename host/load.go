@@ -221,7 +221,7 @@ func (h *Host) syncDirLocked(ctx context.Context, all, progressive bool) error {
 // to load again for another reason keeps serving as it was. Calls running
 // finish where they are. The error is for the directory, a closed Host, or
 // ctx ending.
-func (h *Host) Reconfigure(ctx context.Context, p *policy.Policy, t *trust.Policy) error {
+func (h *Host) Reconfigure(ctx context.Context, p *policy.Policy, t *trust.Verifier) error {
 	if h.isClosed() {
 		return ErrClosed
 	}

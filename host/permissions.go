@@ -20,7 +20,7 @@ func (c Config) WithPolicy(p *policy.Policy) Config { c.policy = p; return c }
 // keys, signed) or it is refused with a log line naming the file and its
 // digest. The check runs on the bytes that are then compiled, never on a
 // second read. Nil, the default, allows every module.
-func (c Config) WithTrust(p *trust.Policy) Config { c.trust = p; return c }
+func (c Config) WithTrust(p *trust.Verifier) Config { c.trust = p; return c }
 
 // readModule reads the module file at path, through the trust policy in
 // locked-down mode.

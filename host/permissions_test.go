@@ -184,7 +184,7 @@ func TestLockedDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := newLogs()
-	h := newHost(t, dir, l, testConfig(t).WithTrust(&trust.Policy{Lock: lock}))
+	h := newHost(t, dir, l, testConfig(t).WithTrust(&trust.Verifier{Lock: lock}))
 	ctx := context.Background()
 	if err := h.LoadDir(ctx); err != nil {
 		t.Fatal(err)
@@ -226,7 +226,7 @@ func TestLockedDownSignatures(t *testing.T) {
 	}
 	lock, _ := trust.ParseLock([]byte(trust.LockLine("signed.wasm", signed) + trust.LockLine("unsigned.wasm", unsigned)))
 	l := newLogs()
-	h := newHost(t, dir, l, testConfig(t).WithTrust(&trust.Policy{Lock: lock, Keys: keys}))
+	h := newHost(t, dir, l, testConfig(t).WithTrust(&trust.Verifier{Lock: lock, Keys: keys}))
 	if err := h.LoadDir(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestInspectLockedDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	lock, _ := trust.ParseLock(nil)
-	r, err := host.Inspect(context.Background(), testConfig(t).WithTrust(&trust.Policy{Lock: lock}), path)
+	r, err := host.Inspect(context.Background(), testConfig(t).WithTrust(&trust.Verifier{Lock: lock}), path)
 	if err != nil {
 		t.Fatal(err)
 	}

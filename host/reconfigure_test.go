@@ -14,7 +14,7 @@ import (
 )
 
 // lockOf pins the named modules of dir as they are now.
-func lockOf(t *testing.T, files map[string][]byte) *trust.Policy {
+func lockOf(t *testing.T, files map[string][]byte) *trust.Verifier {
 	t.Helper()
 	var lines strings.Builder
 	for name, wasm := range files {
@@ -24,7 +24,7 @@ func lockOf(t *testing.T, files map[string][]byte) *trust.Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &trust.Policy{Lock: lock}
+	return &trust.Verifier{Lock: lock}
 }
 
 // A new lock takes effect on the modules already served: one it no longer

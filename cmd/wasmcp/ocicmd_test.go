@@ -145,7 +145,7 @@ func TestLockAndSignReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &trust.Policy{Lock: lock, Keys: keys}
+	p := &trust.Verifier{Lock: lock, Keys: keys}
 	if _, err := p.ReadModule(got.Path); err != nil {
 		t.Fatalf("the locked and signed module is refused: %v", err)
 	}

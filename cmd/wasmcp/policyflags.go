@@ -47,7 +47,7 @@ func (p *policyFlags) apply(cfg host.Config) (host.Config, *policy.Policy, error
 
 // load reads the files: the policy (nil without -config) and locked-down
 // mode (nil without -lock and -trusted-keys).
-func (p *policyFlags) load() (*policy.Policy, *trust.Policy, error) {
+func (p *policyFlags) load() (*policy.Policy, *trust.Verifier, error) {
 	var pol *policy.Policy
 	if p.config != "" {
 		var err error
@@ -55,7 +55,7 @@ func (p *policyFlags) load() (*policy.Policy, *trust.Policy, error) {
 			return nil, nil, err
 		}
 	}
-	var t trust.Policy
+	var t trust.Verifier
 	if p.lock != "" {
 		lock, err := trust.LoadLock(p.lock)
 		if err != nil {

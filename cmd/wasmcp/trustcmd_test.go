@@ -50,7 +50,7 @@ func TestLockKeygenSign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &trust.Policy{Lock: lock, Keys: keys}
+	p := &trust.Verifier{Lock: lock, Keys: keys}
 	if _, err := p.ReadModule(mod); err != nil {
 		t.Errorf("the signed, pinned module is refused: %v", err)
 	}

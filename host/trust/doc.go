@@ -63,7 +63,7 @@
 //
 // # Where the check belongs
 //
-// Policy.ReadModule reads a module and returns its bytes only when the
+// Verifier.ReadModule reads a module and returns its bytes only when the
 // policy allows them. A host must compile exactly the bytes that were
 // checked, never read the file a second time, or a file replaced between
 // the check and the compile would load unchecked.

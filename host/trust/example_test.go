@@ -32,7 +32,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	policy := trust.Policy{Lock: lock, Keys: keys}
+	policy := trust.Verifier{Lock: lock, Keys: keys}
 	fmt.Println("verified:", policy.Verify("plugins/hello.wasm", wasm, sigFile))
 
 	changed := append(bytes.Clone(wasm), 0)

@@ -75,7 +75,7 @@ type Options struct {
 // reload says of where they came from (slog key-value pairs).
 type Reloaded struct {
 	Policy *policy.Policy
-	Trust  *trust.Policy
+	Trust  *trust.Verifier
 	From   []any
 }
 

@@ -86,28 +86,28 @@ func TestVerify(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		policy trust.Policy
+		policy trust.Verifier
 		file   string
 		wasm   []byte
 		sig    []byte
 		want   error // nil, ErrNotPinned, ErrUnsigned or ErrBadSignature
 	}{
-		{"open", trust.Policy{}, "z.wasm", wasm, nil, nil},
-		{"pinned", trust.Policy{Lock: lock}, "dir/a.wasm", wasm, nil, nil},
-		{"not pinned", trust.Policy{Lock: lock}, "b.wasm", wasm, signed, trust.ErrNotPinned},
-		{"changed", trust.Policy{Lock: lock}, "a.wasm", append(wasm, 0), nil, trust.ErrNotPinned},
-		{"signed", trust.Policy{Keys: keys(t, pub1)}, "b.wasm", wasm, signed, nil},
-		{"second key", trust.Policy{Keys: keys(t, pub1, pub2)}, "b.wasm", wasm, trust.Sign(priv2, wasm), nil},
-		{"raw signature", trust.Policy{Keys: keys(t, pub2)}, "b.wasm", wasm, raw, nil},
-		{"rotation", trust.Policy{Keys: keys(t, pub2)}, "b.wasm", wasm, rotated, nil},
-		{"pinned and signed", trust.Policy{Lock: lock, Keys: keys(t, pub1)}, "a.wasm", wasm, signed, nil},
-		{"pinned, unsigned", trust.Policy{Lock: lock, Keys: keys(t, pub1)}, "a.wasm", wasm, nil, trust.ErrUnsigned},
-		{"untrusted key", trust.Policy{Keys: keys(t, pub1)}, "b.wasm", wasm, trust.Sign(untrusted, wasm), trust.ErrBadSignature},
-		{"tampered", trust.Policy{Keys: keys(t, pub1)}, "b.wasm", append(wasm, 0), signed, trust.ErrBadSignature},
-		{"empty signature file", trust.Policy{Keys: keys(t, pub1)}, "b.wasm", wasm, []byte{}, trust.ErrBadSignature},
-		{"not base64", trust.Policy{Keys: keys(t, pub1)}, "b.wasm", wasm, []byte("not a signature\n"), trust.ErrBadSignature},
-		{"short", trust.Policy{Keys: keys(t, pub1)}, "b.wasm", wasm, []byte("AAAA\n"), trust.ErrBadSignature},
-		{"too many", trust.Policy{Keys: keys(t, pub1)}, "b.wasm", wasm, bytes.Repeat(signed, 17), trust.ErrBadSignature},
+		{"open", trust.Verifier{}, "z.wasm", wasm, nil, nil},
+		{"pinned", trust.Verifier{Lock: lock}, "dir/a.wasm", wasm, nil, nil},
+		{"not pinned", trust.Verifier{Lock: lock}, "b.wasm", wasm, signed, trust.ErrNotPinned},
+		{"changed", trust.Verifier{Lock: lock}, "a.wasm", append(wasm, 0), nil, trust.ErrNotPinned},
+		{"signed", trust.Verifier{Keys: keys(t, pub1)}, "b.wasm", wasm, signed, nil},
+		{"second key", trust.Verifier{Keys: keys(t, pub1, pub2)}, "b.wasm", wasm, trust.Sign(priv2, wasm), nil},
+		{"raw signature", trust.Verifier{Keys: keys(t, pub2)}, "b.wasm", wasm, raw, nil},
+		{"rotation", trust.Verifier{Keys: keys(t, pub2)}, "b.wasm", wasm, rotated, nil},
+		{"pinned and signed", trust.Verifier{Lock: lock, Keys: keys(t, pub1)}, "a.wasm", wasm, signed, nil},
+		{"pinned, unsigned", trust.Verifier{Lock: lock, Keys: keys(t, pub1)}, "a.wasm", wasm, nil, trust.ErrUnsigned},
+		{"untrusted key", trust.Verifier{Keys: keys(t, pub1)}, "b.wasm", wasm, trust.Sign(untrusted, wasm), trust.ErrBadSignature},
+		{"tampered", trust.Verifier{Keys: keys(t, pub1)}, "b.wasm", append(wasm, 0), signed, trust.ErrBadSignature},
+		{"empty signature file", trust.Verifier{Keys: keys(t, pub1)}, "b.wasm", wasm, []byte{}, trust.ErrBadSignature},
+		{"not base64", trust.Verifier{Keys: keys(t, pub1)}, "b.wasm", wasm, []byte("not a signature\n"), trust.ErrBadSignature},
+		{"short", trust.Verifier{Keys: keys(t, pub1)}, "b.wasm", wasm, []byte("AAAA\n"), trust.ErrBadSignature},
+		{"too many", trust.Verifier{Keys: keys(t, pub1)}, "b.wasm", wasm, bytes.Repeat(signed, 17), trust.ErrBadSignature},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,7 +134,7 @@ func TestVerify(t *testing.T) {
 func TestVerifyMessages(t *testing.T) {
 	pub, _ := key(1)
 	_, other := key(2)
-	p := trust.Policy{Keys: keys(t, pub)}
+	p := trust.Verifier{Keys: keys(t, pub)}
 	err := p.Verify("dir/a.wasm", []byte("x"), nil)
 	if want := "refused: not signed: no signature file dir/a.wasm.sig"; err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
@@ -163,7 +163,7 @@ func TestReadModule(t *testing.T) {
 		}
 	}
 	write("a.wasm", wasm)
-	p := trust.Policy{Keys: keys(t, pub)}
+	p := trust.Verifier{Keys: keys(t, pub)}
 	if _, err := p.ReadModule(path); !errors.Is(err, trust.ErrUnsigned) {
 		t.Errorf("unsigned: %v", err)
 	}
@@ -189,7 +189,7 @@ func TestReadModule(t *testing.T) {
 	if err := os.Mkdir(trust.SigPath(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&trust.Policy{Lock: lock}).ReadModule(path); err != nil {
+	if _, err := (&trust.Verifier{Lock: lock}).ReadModule(path); err != nil {
 		t.Errorf("lock only: %v", err)
 	}
 	if _, err := p.ReadModule(path); err == nil || errors.As(err, new(*trust.RefusedError)) {
@@ -218,7 +218,7 @@ func TestOpenSSLInterop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := trust.Policy{Keys: k}
+	p := trust.Verifier{Keys: k}
 	wasm, rawSig := read("module.wasm"), read("module.wasm.sig")
 	got, err := p.ReadModule("testdata/module.wasm")
 	if err != nil || !bytes.Equal(got, wasm) {

@@ -23,7 +23,7 @@ var (
 	ErrBadSignature = errors.New("no valid signature from a trusted key")
 )
 
-// RefusedError is the error of a module that a Policy refuses. It names the
+// RefusedError is the error of a module that a Verifier refuses. It names the
 // file and its digest, which is what an operator pins to allow it.
 type RefusedError struct {
 	// Name is the module's file name as the caller gave it.
@@ -40,9 +40,10 @@ func (e *RefusedError) Error() string {
 
 func (e *RefusedError) Unwrap() error { return e.Err }
 
-// Policy is what locked-down mode requires of a module. The zero Policy
-// allows every module. A Policy is safe for concurrent use.
-type Policy struct {
+// Verifier checks what locked-down mode requires of a module: pinned by a
+// lock, signed by a trusted key. The zero Verifier allows every module. A
+// Verifier is safe for concurrent use.
+type Verifier struct {
 	// Lock, when not nil, allows only the modules it pins.
 	Lock *Lock
 	// Keys, when not nil, requires each module to be signed by one of them.
@@ -50,12 +51,12 @@ type Policy struct {
 }
 
 // Locked reports whether p restricts anything.
-func (p *Policy) Locked() bool { return p.Lock != nil || p.Keys != nil }
+func (p *Verifier) Locked() bool { return p.Lock != nil || p.Keys != nil }
 
 // Verify returns nil when p allows the module wasm from the file name (only
 // its base name counts), whose signature file holds sig (nil when there is
 // none). Otherwise it returns a *RefusedError. The lock is checked first.
-func (p *Policy) Verify(name string, wasm, sig []byte) error {
+func (p *Verifier) Verify(name string, wasm, sig []byte) error {
 	if !p.Locked() {
 		return nil
 	}
@@ -86,7 +87,7 @@ func (p *Policy) Verify(name string, wasm, sig []byte) error {
 // signature file, and returns the module's bytes if p allows them. The
 // caller must use these very bytes: reading the file again could load
 // another content than the one verified. A refusal is a *RefusedError.
-func (p *Policy) ReadModule(path string) ([]byte, error) {
+func (p *Verifier) ReadModule(path string) ([]byte, error) {
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
