@@ -24,7 +24,7 @@ func BenchmarkLanding(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer w.Close()
-			target, tmp := filepath.Join(w.Dir(), "x.wasm"), filepath.Join(w.Dir(), ".x.wasm.tmp")
+			target, tmp := filepath.Join(w.dir, "x.wasm"), filepath.Join(w.dir, ".x.wasm.tmp")
 			version := make([]byte, 64<<10)
 			for i := 0; b.Loop(); i++ {
 				version[0] = byte(i)

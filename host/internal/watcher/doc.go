@@ -100,7 +100,8 @@
 // them. A symlink is followed: it is reported under its own name with its
 // target's content. Changes made to the target through another path, in this
 // directory or elsewhere, produce no notification for the link and so are not
-// reported until the link itself is touched or [Watcher.Rescan] is called.
+// reported until the link itself is touched or the directory is loaded
+// again as a whole (wasmcp serve does on SIGHUP).
 //
 // # The directory itself
 //
@@ -118,7 +119,6 @@
 // other error, notifications were lost, so the watcher rescans the directory:
 // every present file is reported [Changed] and every vanished one [Removed],
 // after Settle (a rescan cannot tell a landing from a write).
-// [Watcher.Rescan] does the same on request.
 //
 // # Platform notes
 //
@@ -130,5 +130,6 @@
 // being written cannot always be renamed or removed, and
 // ReadDirectoryChangesW may drop events when its buffer fills; the rescan on
 // overflow covers that. Network file systems (NFS, SMB, FUSE)
-// often deliver no notifications at all; [Watcher.Rescan] is the fallback.
+// often deliver no notifications at all; loading the directory again as a
+// whole (SIGHUP to wasmcp serve) is the fallback.
 package watcher

@@ -76,7 +76,7 @@ func start(t *testing.T, dir string, settle time.Duration) *harness {
 			t.Error(err)
 		}
 	})
-	return &harness{t: t, dir: w.Dir(), settle: settle, w: w}
+	return &harness{t: t, dir: w.dir, settle: settle, w: w}
 }
 
 func (h *harness) path(name string) string { return filepath.Join(h.dir, name) }

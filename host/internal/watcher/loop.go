@@ -128,8 +128,6 @@ func (w *Watcher) run(known map[string]fileState) {
 				l.lost = false
 				l.rescanAll()
 			}
-		case <-w.rescan:
-			l.rescanAll()
 		case out <- l.batch():
 			l.ready = nil
 			clear(l.readyAt)

@@ -88,7 +88,6 @@ type Watcher struct {
 	fsw    *fsnotify.Watcher
 
 	events  chan []Event
-	rescan  chan struct{}
 	done    chan struct{} // closed by Close
 	stopped chan struct{} // closed when run returns
 
@@ -103,8 +102,8 @@ type Watcher struct {
 // To load without missing a change, call New first, then load the files
 // returned by [Scan], then consume [Watcher.Events]; anything that changes
 // after New returns is reported, perhaps again (loaders deduplicate by
-// content). A caller that loaded the directory before calling New should call
-// [Watcher.Rescan] to cover the gap.
+// content). A caller that loaded the directory before calling New loads it
+// again once New has returned, to cover the gap (host.Watch does).
 func New(dir string, opts Options) (*Watcher, error) {
 	if opts.Settle < 0 {
 		return nil, fmt.Errorf("watch %s: negative settle duration %v", dir, opts.Settle)
@@ -119,7 +118,6 @@ func New(dir string, opts Options) (*Watcher, error) {
 		match:   orDefault(opts.Match),
 		log:     opts.Logger,
 		events:  make(chan []Event),
-		rescan:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		stopped: make(chan struct{}),
 	}
@@ -158,27 +156,11 @@ func New(dir string, opts Options) (*Watcher, error) {
 	return w, nil
 }
 
-// Dir returns the absolute path of the watched directory.
-func (w *Watcher) Dir() string { return w.dir }
-
 // Events returns the channel of batches. A batch is never empty, is sorted by
 // path and names each path once. The channel is closed by [Watcher.Close] (or
 // if fsnotify stops, which is logged). The watcher keeps working while nobody
 // receives: changes accumulate, merged per path, into the next batch.
 func (w *Watcher) Events() <-chan []Event { return w.events }
-
-// Rescan asks the watcher to re-examine the whole directory: every present
-// matching file is reported [Changed] and every known file that vanished
-// [Removed], after settling. It returns at once; requests made while one is
-// outstanding are merged. Use it after loading the directory before [New], on
-// network file systems that deliver no notifications, or on a signal such as
-// SIGHUP.
-func (w *Watcher) Rescan() {
-	select {
-	case w.rescan <- struct{}{}:
-	default: // one is already queued, and it will see everything this one would.
-	}
-}
 
 // Close stops the watcher, closes the channel returned by [Watcher.Events]
 // and releases the file system watch. Changes not yet delivered are dropped.
