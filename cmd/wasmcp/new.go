@@ -441,7 +441,7 @@ func readDevDependencies(p *project, dir string) error {
 }
 
 // prepareExtismGo takes the Go version of the source tree's go.mod (dir):
-// go:wasmexport needs Go 1.24, which every wasmcp tree exceeds.
+// the wasmexport directive needs Go 1.24, which every wasmcp tree exceeds.
 func prepareExtismGo(p *project, dir string, _ map[string][]byte) error {
 	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	if err != nil {

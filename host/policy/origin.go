@@ -46,10 +46,8 @@ func ParseOrigin(s string) (Origin, error) {
 	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.Opaque != "" {
 		return Origin{}, fmt.Errorf("origin %q: want scheme://host[:port] only", s)
 	}
-	wildcard := false
-	host := u.Hostname()
-	if rest, ok := strings.CutPrefix(host, "*."); ok {
-		wildcard, host = true, rest
+	wildcard := strings.HasPrefix(u.Hostname(), "*.")
+	if wildcard {
 		u.Host = strings.Replace(u.Host, "*.", "", 1)
 	}
 	o, err := originOf(u)

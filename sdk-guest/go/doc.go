@@ -57,8 +57,8 @@
 // instance stays healthy.
 //
 // Handlers take no context.Context, on purpose: importing package context
-// links package time's formatting and parsing into the module (measured:
-// 175 KB, 5% of a small tool). A call's deadline is enforced by the host,
+// links package time's formatting and parsing into the module, a
+// noticeable part of a small tool. A call's deadline is enforced by the host,
 // which stops the instance; facilities scoped to the current call (logging
 // today, progress and cancellation in later ABI revisions) are package
 // functions, since an instance runs one call at a time.
@@ -141,9 +141,9 @@
 // started by an allocation stalls and the heap grows with every call
 // (measured: 150 calls that each allocate 8 MiB of garbage left 935 MiB of
 // memory; with the policy below, 44 MiB). So after every call the SDK
-// yields once (runtime.Gosched, a few microseconds), which lets a pending
-// collection finish, and after every 4 MiB of arguments and results it runs
-// a full collection (runtime.GC, about 2 ms) so that large buffers are freed
+// yields once (runtime.Gosched), which lets a pending collection finish, and
+// after every 4 MiB of arguments and results it runs a full collection
+// (runtime.GC) so that large buffers are freed
 // before the next large call. A tool that allocates heavily in one long call
 // should call runtime.Gosched now and then for the same reason. Arguments of
 // 64 KiB or more are decoded with the collector off: nearly all that

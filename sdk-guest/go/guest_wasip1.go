@@ -136,9 +136,9 @@ func exportCall(namePtr, nameLen, argsPtr, argsLen uint32) uint64 {
 // calling goroutine yields. Without that, a collection started by an
 // allocation stalls and the heap grows with every call (measured: 200 calls
 // with 1 MiB arguments grew memory to 125 MiB, 300 calls allocating 16 MiB
-// each ran out of 4 GiB). Yielding once per call (a few µs) lets a started
-// collection finish; after heavy boundary traffic a full collection (about
-// 2 ms) returns the large buffers at once, before the next big call.
+// each ran out of 4 GiB). Yielding once per call lets a started collection
+// finish; after heavy boundary traffic a full collection returns the large
+// buffers at once, before the next big call.
 func settle() {
 	runtime.Gosched()
 	if traffic >= gcEvery {

@@ -5,8 +5,6 @@
 package plugin
 
 import (
-	"github.com/wasmcp/wasmcp/host/policy"
-
 	"context"
 	"encoding/hex"
 	"errors"
@@ -24,6 +22,7 @@ import (
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/internal/schema"
 	"github.com/wasmcp/wasmcp/host/internal/telemetry"
+	"github.com/wasmcp/wasmcp/host/policy"
 )
 
 // DefaultMaxInput is the largest arguments document accepted when

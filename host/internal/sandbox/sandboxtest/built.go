@@ -1,8 +1,6 @@
 package sandboxtest
 
 import (
-	"github.com/wasmcp/wasmcp/internal/testenv"
-
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wasmcp/wasmcp/internal/testenv"
 )
 
 // Built returns the guest modules `make plugins` builds, keyed by file name

@@ -7,8 +7,6 @@
 package sandboxtest
 
 import (
-	"github.com/wasmcp/wasmcp/internal/testenv"
-
 	"bytes"
 	"fmt"
 	"os"
@@ -16,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmcp/wasmcp/internal/testenv"
 )
 
 // Wat2Wasm assembles WAT text with wat2wasm, with the source's names in a

@@ -126,7 +126,7 @@ func dominant(all []field) []field {
 		}
 	}
 	// Insertion sort: structs have few fields, and slices.SortFunc would
-	// add 15 KB of generic sorting code to every module.
+	// add generic sorting code to every module.
 	for i := 1; i < len(out); i++ {
 		for j := i; j > 0 && slices.Compare(out[j-1].index, out[j].index) > 0; j-- {
 			out[j-1], out[j] = out[j], out[j-1]

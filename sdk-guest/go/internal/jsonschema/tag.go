@@ -109,7 +109,7 @@ func split(s string, sep byte) []string {
 
 // unescape turns "\," into "," and "\|" into "|"; other backslashes stay, so
 // a pattern such as `^\d+$` needs no doubling beyond Go's tag quoting.
-// (A loop rather than strings.Replacer, which would add 10 KB to modules.)
+// (A loop rather than strings.Replacer, which would grow every module.)
 func unescape(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s

@@ -287,12 +287,12 @@ func TestResetReleases(t *testing.T) {
 	if m.buf != nil || m.blocks != nil {
 		t.Error("Reset kept the memory of a call that used more than keepBytes")
 	}
-	a := allocBytes(t, m, []byte("dirty"))
+	allocBytes(t, m, []byte("dirty"))
 	m.Reset()
 	if m.buf == nil {
 		t.Error("Reset gave up the memory of a small call")
 	}
-	a = alloc(t, m, 5)
+	a := alloc(t, m, 5)
 	if b, _ := m.Block(a); !bytes.Equal(b, make([]byte, 5)) {
 		t.Errorf("a block of the next call holds %q", b)
 	}
