@@ -22,11 +22,7 @@ import (
 // plugins` built, skipping the test when there is none (failing under CI).
 func extismPlugin(t *testing.T, name string) string {
 	t.Helper()
-	root, err := findRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(extismDir(root), name+".wasm")
+	p := extismPluginPath(t, name)
 	if _, err := os.Stat(p); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%v (make plugins builds it)", err)
@@ -34,6 +30,16 @@ func extismPlugin(t *testing.T, name string) string {
 		t.Skipf("%v (make plugins builds it)", err)
 	}
 	return p
+}
+
+// extismPluginPath is where `make plugins` puts a plugin of examples/extism.
+func extismPluginPath(t *testing.T, name string) string {
+	t.Helper()
+	root, err := findRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(extismDir(root), name+".wasm")
 }
 
 // TestExtismPlugins checks every tool of the plugins of examples/extism

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wasmcp/wasmcp/host/policy"
+	"github.com/wasmcp/wasmcp/internal/testenv"
 )
 
 // codeBlock is one fenced block of a README section, with the prose that
@@ -65,6 +66,9 @@ var goFileName = regexp.MustCompile("`([^`]+\\.go)`")
 // it runs each sh block, saves each Go block where the text before it says,
 // and checks that the module landed in build/plugins and answered the call.
 func TestReadmeFirstTool(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		testenv.Missing(t, "the README's first tool runs its project's tests with make: install make")
+	}
 	blocks := readmeSection(t, "Your first tool, in Go")
 	clone := t.TempDir()
 	for _, dir := range []string{"bin", filepath.Join("build", "plugins")} {
