@@ -23,6 +23,7 @@ import (
 	"github.com/wasmcp/wasmcp/host/internal/registry"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox"
 	"github.com/wasmcp/wasmcp/host/internal/telemetry"
+	"github.com/wasmcp/wasmcp/host/policy"
 )
 
 // Tool is a served tool: its definition and the module serving it.
@@ -42,9 +43,14 @@ type CallRequest struct {
 	// Arguments is the arguments object; nil or empty means {}.
 	Arguments json.RawMessage
 	// Caller identifies who makes the call, for the caller's rate of
-	// Admission: an MCP session, say. Calls with the same Caller share one
-	// rate; "" is a caller too.
+	// Admission: an MCP session, or a principal's key. Calls with the same
+	// Caller share one rate; "" is a caller too.
 	Caller string
+	// Principal is who makes the call, for the policy's views: a tool it
+	// does not see is unknown to it, and one whose view requires a scope it
+	// lacks is refused with a *ScopeError. Nil is a principal no view
+	// matches (it sees every tool when the policy has no views).
+	Principal *Principal
 	// Log, if set, receives the guest's log lines during this call, with
 	// the name of the plugin whose guest logged them (they also go to the
 	// Config's logger).
@@ -139,6 +145,11 @@ type Host struct {
 	inst    *telemetry.Instruments
 	// admission admits each call once its plugin is known.
 	admission *admission.Controller
+	// policy is the policy in force, for the views of calls and lists
+	// (cfg.policy is the loaders', replaced under loading); sights keeps
+	// the tool list of each view.
+	policy atomic.Pointer[policy.Policy]
+	sights sightLists
 	// observing stops the callback of the observable instruments.
 	observing metric.Registration
 
@@ -204,6 +215,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		MaxInput: cfg.maxInput,
 	}
 	h.reg = registry.New[*plugin.Plugin](registry.Options{Logger: h.log, Claims: claims})
+	h.policy.Store(cfg.policy)
 	if h.observing, err = h.observe(); err != nil {
 		_ = h.runtime.Close(ctx)
 		_ = h.cache.Close(ctx)
@@ -329,11 +341,16 @@ var (
 
 // Call runs a tool. A tool error (invalid arguments, a guest failure, a
 // timeout, a refusal by Admission, ...) is a Result with IsError set and a
-// nil error; the error is non-nil only for an unknown tool (ErrUnknownTool)
-// or a closed Host (ErrClosed).
+// nil error; the error is non-nil only for an unknown tool, or one the
+// principal does not see (ErrUnknownTool), a tool it sees without a scope
+// it needs (a *ScopeError), or a closed Host (ErrClosed).
 func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
+	sight := h.policy.Load().Sight(req.Principal)
 	var res *Result
 	err := h.reg.Route(req.Tool, func(p *plugin.Plugin) error {
+		if err := checkSight(sight, req.Principal, p.Name(), req.Tool); err != nil {
+			return err
+		}
 		mod := Module{Plugin: p.Name(), File: p.Path(), SHA256: p.SHA256()}
 		release, refused := h.admit(ctx, req, p, mod)
 		if refused != nil {
@@ -354,6 +371,9 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	}
 	if errors.Is(err, ErrUnknownTool) {
 		return nil, fmt.Errorf("call %s: %w", req.Tool, ErrUnknownTool)
+	}
+	if errors.Is(err, ErrInsufficientScope) {
+		return nil, fmt.Errorf("call %s: %w", req.Tool, err)
 	}
 	return res, err
 }

@@ -228,6 +228,7 @@ func (h *Host) Reconfigure(ctx context.Context, p *policy.Policy, t *trust.Verif
 	h.loading.Lock()
 	defer h.loading.Unlock()
 	h.cfg.policy, h.cfg.trust = p, t
+	h.policy.Store(p)
 	h.generation++
 	defer h.recordReload(ctx, "reconfigure", time.Now())
 	return h.syncDirLocked(ctx, true, false)

@@ -54,6 +54,7 @@ func (h *Host) pluginOptions(path string) plugin.Options {
 		opts.Sandbox.Limits.MaxOutput = l.MaxOutput
 	}
 	opts.Sandbox.Config = h.cfg.policy.Config(name)
+	opts.Surface = h.cfg.policy.Surface(name)
 	a := h.cfg.policy.Admission(name)
 	opts.Admission = admission.PluginLimits{Concurrency: a.Concurrency, Rate: admission.Rate{PerSecond: a.Rate}}
 	opts.Implicit = h.cfg.policy.Offer(name)

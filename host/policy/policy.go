@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,8 @@ type Policy struct {
 	defaults Settings
 	plugins  map[string]Settings
 	sources  []string
+	views    []View
+	local    *Principal
 }
 
 // file is the JSON document.
@@ -28,6 +31,17 @@ type file struct {
 	Defaults Settings            `json:"defaults"`
 	Plugins  map[string]Settings `json:"plugins"`
 	Sources  []string            `json:"sources"`
+	// Views say which principals see which tools (views.go); Local is the
+	// principal of a client that authenticates nowhere (stdio).
+	Views []View     `json:"views"`
+	Local *localSpec `json:"local"`
+}
+
+// localSpec is the file's "local": the attributes of the stdio principal.
+type localSpec struct {
+	Subject string              `json:"subject"`
+	Scopes  []string            `json:"scopes"`
+	Claims  map[string][]string `json:"claims"`
 }
 
 // Settings are the settings of one section of the file. A nil field is not
@@ -56,6 +70,9 @@ type Settings struct {
 	// Config are the values an Extism plugin reads with config_get. A
 	// plugin's object replaces the defaults' whole.
 	Config map[string]string `json:"config,omitempty"`
+	// Tools is which tools are served, and under which names (surface.go).
+	// A plugin's object replaces the defaults' whole.
+	Tools *Surface `json:"tools,omitempty"`
 }
 
 // Load reads and parses the policy file at path. Relative host paths of
@@ -87,7 +104,23 @@ func Parse(data []byte, dir string) (*Policy, error) {
 	if dec.More() {
 		return nil, errors.New("more than one JSON value")
 	}
-	p := &Policy{defaults: f.Defaults, plugins: f.Plugins, sources: f.Sources}
+	p := &Policy{defaults: f.Defaults, plugins: f.Plugins, sources: f.Sources, views: f.Views}
+	seen := map[string]bool{}
+	for i := range p.views {
+		if err := p.views[i].check(); err != nil {
+			return nil, fmt.Errorf("views[%d]: %w", i, err)
+		}
+		if seen[p.views[i].Name] {
+			return nil, fmt.Errorf("views[%d]: a second view named %s", i, p.views[i].Name)
+		}
+		seen[p.views[i].Name] = true
+	}
+	if l := f.Local; l != nil {
+		p.local = &Principal{Subject: cmp.Or(l.Subject, "local"), Scopes: l.Scopes, Claims: map[string]any{}}
+		for k, v := range l.Claims {
+			p.local.Claims[k] = v
+		}
+	}
 	for i, src := range p.sources {
 		if strings.TrimSpace(src) == "" {
 			return nil, fmt.Errorf("sources[%d] is empty", i)
@@ -150,6 +183,9 @@ func (s *Settings) check(dir string) error {
 	if err := (Grants{Mounts: s.FS, Env: env}).Validate(); err != nil {
 		return err
 	}
+	if err := s.Tools.check(); err != nil {
+		return err
+	}
 	return s.checkNet(dir)
 }
 
@@ -206,6 +242,9 @@ func (p *Policy) settings(plugin string) Settings {
 	}
 	if o.Config != nil {
 		s.Config = o.Config
+	}
+	if o.Tools != nil {
+		s.Tools = o.Tools
 	}
 	mergeNet(&s, o)
 	return s

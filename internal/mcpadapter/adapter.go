@@ -30,6 +30,10 @@ import (
 // the adapter's tests can drive it without compiling guests.
 type Host interface {
 	Tools() []host.Tool
+	// ToolsFor returns the tools principal sees, sorted by name.
+	ToolsFor(principal *host.Principal) []host.Tool
+	// Local is the principal of a client the transport did not identify.
+	Local() *host.Principal
 	Call(ctx context.Context, req host.CallRequest) (*host.Result, error)
 	// Subscribe calls fn with the tools served now, then with every change,
 	// in order and before the load that made it goes on (host.Subscribe).
@@ -245,6 +249,8 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 		args:    req.Params.Arguments,
 		start:   time.Now(),
 	}
+	principal, fromToken := a.principal(req)
+	rec.principal = principal
 	ctx, rec.span = a.startSpan(ctx, req)
 	var res *host.Result
 	defer func() { a.record(ctx, &rec, res, err) }()
@@ -254,13 +260,16 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 	var rs *round
 	if usesInputRequests(req) {
 		var roundsErr error
-		if rs, roundsErr = newRound(req, a.opts.StateSealer); roundsErr != nil {
+		if rs, roundsErr = newRound(req, principal, a.opts.StateSealer); roundsErr != nil {
 			rec.outcome = outcomeToolError
 			res = refusedResult(fmt.Sprintf("tool %s: %v", name, roundsErr))
 			return toCallToolResult(&res.Result), nil
 		}
 	}
-	creq := host.CallRequest{Tool: name, Arguments: req.Params.Arguments, Caller: rec.session}
+	creq := host.CallRequest{Tool: name, Arguments: req.Params.Arguments, Caller: rec.session, Principal: principal}
+	if fromToken {
+		creq.Caller = principal.Key() // a principal's sessions share its rate
+	}
 	if !stateless {
 		// Log lines: go-sdk sends none until the client sets a level, which a
 		// stateless client cannot, so in both modes a client that never set
@@ -271,8 +280,16 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 	res, err = a.host.Call(ctx, creq)
 	if errors.Is(err, host.ErrUnknownTool) {
 		// The tool went away between the SDK's lookup and the host call (a
-		// reload): answer as the SDK does for a name it never knew.
+		// reload), or the caller does not see it: answer as the SDK does
+		// for a name it never knew.
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+	}
+	if scope, ok := errors.AsType[*host.ScopeError](err); ok {
+		// Over HTTP the request never gets here (a 403 asks for the
+		// scope); a client the transport did not identify cannot step up.
+		rec.outcome = outcomeForbidden
+		res = refusedResult(fmt.Sprintf("%v: the client's credentials do not carry it", scope))
+		return toCallToolResult(&res.Result), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("call %s: %w", name, err)

@@ -45,6 +45,12 @@ func (h *fakeHost) Tools() []host.Tool {
 	return slices.Clone(h.tools)
 }
 
+// ToolsFor shows every tool: the fake has no views.
+func (h *fakeHost) ToolsFor(*host.Principal) []host.Tool { return h.Tools() }
+
+// Local is a principal of subject "local", as the host's without a policy.
+func (h *fakeHost) Local() *host.Principal { return &host.Principal{Subject: "local"} }
+
 // Call names the module serving the tool in the result, as the host does.
 func (h *fakeHost) Call(ctx context.Context, req host.CallRequest) (*host.Result, error) {
 	var m host.Module

@@ -24,6 +24,7 @@ const (
 	outcomeBusy          = "busy"           // refused by the plugin's concurrency cap: queue full or wait timed out
 	outcomeProtocolError = "protocol_error" // answered with a JSON-RPC error (the tool vanished in a reload, the host closed)
 	outcomeInputRequired = "input_required" // answered with an input request; the client calls again with its answer (round.go)
+	outcomeForbidden     = "forbidden"      // the caller sees the tool but lacks a scope its view requires
 )
 
 // maxAuditArgs bounds the arguments quoted in one audit line (--log-args);
@@ -33,6 +34,7 @@ const maxAuditArgs = 4 << 10
 // callRecord is what the audit line of one call says.
 type callRecord struct {
 	session, tool string
+	principal     *host.Principal // who called
 	module        host.Module // the module version that served it, once the host resolved the tool
 	args          json.RawMessage
 	start         time.Time
@@ -64,6 +66,8 @@ func (a *Adapter) record(ctx context.Context, r *callRecord, res *host.Result, e
 	}
 	attrs := []slog.Attr{
 		slog.String("session", r.session),
+		slog.String("subject", subjectOf(r.principal)),
+		slog.String("client_id", clientOf(r.principal)),
 		slog.String("tool", r.tool),
 		slog.String("plugin", r.module.Plugin),
 		slog.String("sha256", r.module.SHA256),
@@ -135,4 +139,20 @@ func auditArgs(args json.RawMessage) []slog.Attr {
 		cut--
 	}
 	return []slog.Attr{slog.String("args", string(args[:cut])), slog.Bool("args_truncated", true)}
+}
+
+// subjectOf and clientOf name a principal in audit lines: its subject and
+// client id, never its token.
+func subjectOf(p *host.Principal) string {
+	if p == nil {
+		return ""
+	}
+	return p.Subject
+}
+
+func clientOf(p *host.Principal) string {
+	if p == nil {
+		return ""
+	}
+	return p.ClientID
 }

@@ -39,7 +39,8 @@ func (a *Adapter) listTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p != nil {
 			cursor = p.Cursor
 		}
-		tools, nextCursor, err := page(a.host.Tools(), cursor)
+		principal, _ := a.principal(req)
+		tools, nextCursor, err := page(a.host.ToolsFor(principal), cursor)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}

@@ -61,6 +61,9 @@ const DefaultStateMaxAge = time.Hour
 type roundState struct {
 	V     int    `json:"v"`
 	Steps []step `json:"steps"`
+	// Principal is the digest of the key of the principal the rounds
+	// began for: another principal's replay is refused, saying so.
+	Principal string `json:"p,omitempty"`
 }
 
 // stateAD binds a requestState to the call it continues: the tool, and the
@@ -81,6 +84,7 @@ type step struct {
 // methods run on the call's goroutine.
 type round struct {
 	tool, args string
+	principal  string // digest of the caller's key, "" for none
 	sealer     *seal.Sealer
 	steps      []step // answered, in the order the guest asked
 	next       int    // the step the guest's next request is matched with
@@ -106,9 +110,12 @@ func usesInputRequests(req *mcp.CallToolRequest) bool {
 
 // newRound takes up the rounds of req where its requestState and
 // inputResponses leave them; sealer opens the state.
-func newRound(req *mcp.CallToolRequest, sealer *seal.Sealer) (*round, error) {
+func newRound(req *mcp.CallToolRequest, principal *host.Principal, sealer *seal.Sealer) (*round, error) {
 	p := req.Params
 	r := &round{tool: p.Name, args: argsDigest(p.Arguments), sealer: sealer}
+	if principal != nil {
+		r.principal = digest([]byte(principal.Key()))
+	}
 	if p.RequestState == "" {
 		if len(p.InputResponses) > 0 {
 			return nil, errors.New("inputResponses without the requestState they answer")
@@ -128,6 +135,8 @@ func newRound(req *mcp.CallToolRequest, sealer *seal.Sealer) (*round, error) {
 		return nil, fmt.Errorf("requestState of version %d, want %d", st.V, roundVersion)
 	case len(st.Steps) == 0:
 		return nil, errors.New("requestState has no input request")
+	case st.Principal != r.principal:
+		return nil, errors.New("requestState was issued to another principal: a call's rounds continue only for whoever began them")
 	}
 	for i := range st.Steps[:len(st.Steps)-1] {
 		if len(st.Steps[i].Response) == 0 {
@@ -236,7 +245,7 @@ func (r *round) result() (res *mcp.CallToolResult, inputRequired bool) {
 		// The host reports input required only after a request of ours.
 		return fail(fmt.Sprintf("tool %s stopped for an input request that was not made", r.tool))
 	}
-	st := roundState{V: roundVersion, Steps: append(r.steps[:len(r.steps):len(r.steps)], r.pending.step)}
+	st := roundState{V: roundVersion, Steps: append(r.steps[:len(r.steps):len(r.steps)], r.pending.step), Principal: r.principal}
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return fail(fmt.Sprintf("tool %s: input request state: %v", r.tool, err))

@@ -309,7 +309,7 @@ func FuzzRequestState(f *testing.F) {
 		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{
 			Name: "ask", Arguments: json.RawMessage(sampleArgs), RequestState: state, InputResponses: responses,
 		}}
-		r, err := newRound(req, sealer)
+		r, err := newRound(req, nil, sealer)
 		if err != nil {
 			return
 		}

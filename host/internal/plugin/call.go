@@ -52,7 +52,7 @@ func (p *Plugin) Call(ctx context.Context, name string, args json.RawMessage, ho
 	ctx, span := p.tracer.Start(ctx, "guest", trace.WithAttributes(telemetry.PluginKey.String(p.name), sha256Key.String(p.sum)))
 	defer span.End()
 	res := new(Result)
-	err := p.mod.Call(ctx, name, args, hooks, func(out []byte, failed bool) error {
+	err := p.mod.Call(ctx, t.guest, args, hooks, func(out []byte, failed bool) error {
 		if failed {
 			// The guest's own error in place of a result (an Extism
 			// plugin's error_set): a tool error, with its message for the

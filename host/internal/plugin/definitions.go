@@ -33,11 +33,12 @@ func (p *Plugin) define(doc []byte) error {
 			d.Tools[i].OutputSchema = nil
 		}
 	}
-	p.tools, p.requested = d.Tools, d.Permissions
+	p.requested = d.Permissions
 	p.byName = make(map[string]*tool, len(d.Tools))
+	guests := make(map[string]bool, len(d.Tools))
 	for i, def := range d.Tools {
 		t, err := compileTool(def)
-		if err == nil && p.byName[def.Name] != nil {
+		if err == nil && guests[def.Name] {
 			err = errors.New("defined twice")
 		}
 		if err != nil {
@@ -46,7 +47,22 @@ func (p *Plugin) define(doc []byte) error {
 			}
 			return fmt.Errorf("tool %q: %w", def.Name, err)
 		}
-		p.byName[def.Name] = t
+		guests[def.Name] = true
+		// The policy's surface: served or not, and under which name.
+		served, ok := p.surface.Serve(def.Name)
+		if !ok {
+			continue
+		}
+		switch {
+		case !abi.ValidToolName(served):
+			return fmt.Errorf("tool %q: the policy serves it as %q, which is not a tool name", def.Name, served)
+		case p.byName[served] != nil:
+			return fmt.Errorf("tool %q: the policy serves it as %q, the name of another of the plugin's tools", def.Name, served)
+		}
+		t.guest = def.Name
+		t.def.Name = served
+		p.byName[served] = t
+		p.tools = append(p.tools, t.def)
 	}
 	return nil
 }

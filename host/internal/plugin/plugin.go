@@ -89,6 +89,9 @@ type Options struct {
 	// Admission are the plugin's own admission limits, from the operator's
 	// policy: the host applies them before each call.
 	Admission admission.PluginLimits
+	// Surface says which of the module's tools are served, and under which
+	// names; nil serves every tool under its own.
+	Surface *policy.Surface
 }
 
 // Plugin is a loaded module and its tools. Its methods are safe for
@@ -108,12 +111,16 @@ type Plugin struct {
 	tracer          trace.Tracer
 	generation      uint64
 	closed          func()
+	surface         *policy.Surface
 	closeOnce       sync.Once
 }
 
-// tool is a definition with its compiled schemas.
+// tool is a definition, as served, with its compiled schemas.
 type tool struct {
-	def    abi.Tool
+	def abi.Tool
+	// guest is the tool's name in the module, which a served name the
+	// policy gives (Options.Surface) stands for.
+	guest  string
 	input  *schema.Schema
 	output *schema.Schema // nil without outputSchema
 }
@@ -132,6 +139,7 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 		admission:  opts.Admission,
 		generation: opts.Generation,
 		closed:     opts.Closed,
+		surface:    opts.Surface,
 	}
 	if p.maxInput <= 0 {
 		p.maxInput = DefaultMaxInput
@@ -168,8 +176,18 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 	if !p.info.AsksPermissions {
 		p.standIns = findStandIns(p.info.Imports, p.granted)
 	}
+	for _, t := range p.tools {
+		if len(t.Name) > clientNameLimit {
+			p.logger.Warn("tool name longer than several clients accept: rename it in the policy's tools section",
+				"plugin", p.name, "tool", t.Name, "length", len(t.Name), "limit", clientNameLimit)
+		}
+	}
 	return p, nil
 }
+
+// clientNameLimit is the longest tool name every client takes: the spec
+// allows 128 characters, several clients refuse more than 64.
+const clientNameLimit = 64
 
 // Name is the file name without ".wasm"; it names the plugin in messages.
 func (p *Plugin) Name() string { return p.name }

@@ -1,0 +1,30 @@
+package mcpadapter
+
+import (
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmcp/wasmcp/host"
+)
+
+// principalKey is where a verified token's principal rides in go-sdk's
+// auth.TokenInfo (HTTPOptions.Verify), from the HTTP request to the
+// handler of each of its messages.
+const principalKey = "wasmcp.principal"
+
+// principal is who made req, and whether a token said so: the principal of
+// its verified access token, or else the host's local principal (stdio, or
+// HTTP with a shared bearer token or none).
+func (a *Adapter) principal(req mcp.Request) (p *host.Principal, fromToken bool) {
+	if p := tokenPrincipal(req.GetExtra()); p != nil {
+		return p, true
+	}
+	return a.host.Local(), false
+}
+
+func tokenPrincipal(extra *mcp.RequestExtra) *host.Principal {
+	if extra == nil || extra.TokenInfo == nil {
+		return nil
+	}
+	p, _ := extra.TokenInfo.Extra[principalKey].(*host.Principal)
+	return p
+}
