@@ -83,6 +83,20 @@ func (c *sightLists) list(pol *policy.Policy, s *registry.Snapshot[*plugin.Plugi
 	return slices.Clone(l)
 }
 
+// MissingScopes returns the scopes a call of tool by p needs that p lacks:
+// none for a tool p does not see (it is unknown to it) or that needs none.
+func (h *Host) MissingScopes(p *Principal, tool string) []string {
+	e, ok := h.reg.Snapshot().Lookup(tool)
+	if !ok {
+		return nil
+	}
+	sight := h.policy.Load().Sight(p)
+	if !sight.Sees(e.Plugin.Name(), tool) {
+		return nil
+	}
+	return sight.Needs(p, e.Plugin.Name(), tool)
+}
+
 // checkSight returns the error of a call of tool in plugin by p: an unknown
 // tool when p does not see it, a *ScopeError when it sees it without a
 // scope its view requires.
@@ -95,3 +109,7 @@ func checkSight(sight *policy.Sight, p *Principal, plugin, tool string) error {
 	}
 	return nil
 }
+
+// Scopes returns every scope the policy's views mention, sorted: what a
+// server says it understands (RFC 9728).
+func (h *Host) Scopes() []string { return h.policy.Load().Scopes() }

@@ -13,9 +13,10 @@ import (
 )
 
 // newHTTPListener completes the address, applies the rule against serving
-// other machines without authentication, reads the token and binds, before
-// the modules load, so that a taken port fails at once.
-func newHTTPListener(f *httpFlags, logger *slog.Logger) (*server.HTTP, error) {
+// other machines without authentication (which OAuth, when oauth says so,
+// is), reads the token and binds, before the modules load, so that a taken
+// port fails at once.
+func newHTTPListener(f *httpFlags, oauth bool, logger *slog.Logger) (*server.HTTP, error) {
 	addr, err := httpserve.ListenAddress(f.addr)
 	if err != nil {
 		return nil, usageError{err.Error()}
@@ -24,10 +25,10 @@ func newHTTPListener(f *httpFlags, logger *slog.Logger) (*server.HTTP, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := httpserve.CheckExposure(addr, token != "", f.insecureNoAuth); err != nil {
+	if err := httpserve.CheckExposure(addr, token != "" || oauth, f.insecureNoAuth); err != nil {
 		return nil, err
 	}
-	if token == "" && !httpserve.IsLoopback(hostOf(addr)) {
+	if token == "" && !oauth && !httpserve.IsLoopback(hostOf(addr)) {
 		logger.Warn("serving a non-loopback address without authentication (-insecure-no-auth)", "addr", addr)
 	}
 	ln, err := net.Listen("tcp", addr)

@@ -29,6 +29,7 @@ var serveCmd = command{
 			limits     limitFlags
 			logs       logFlags
 			httpf      httpFlags
+			oauthf     oauthFlags
 			admission  admissionFlags
 			pol        policyFlags
 			reg        registryFlags
@@ -53,6 +54,7 @@ var serveCmd = command{
 		limits.register(fs, true)
 		logs.register(fs, "info")
 		httpf.register(fs)
+		oauthf.register(fs)
 		admission.register(fs)
 		pol.register(fs)
 		reg.register(fs)
@@ -91,6 +93,9 @@ var serveCmd = command{
 			cfg, operator, err := pol.apply(cfg)
 			if err != nil {
 				return err
+			}
+			if err := oauthf.check(set, &httpf, operator.Issuers()); err != nil {
+				return usageError{err.Error()}
 			}
 			if dir == "" && len(plugins) == 0 && len(operator.Sources()) == 0 {
 				return usageErrorf("-dir is required, unless -plugin or the config's sources name modules")
@@ -149,8 +154,14 @@ var serveCmd = command{
 				}
 			}
 			if httpf.addr != "" {
-				if opts.HTTP, err = newHTTPListener(&httpf, logger); err != nil {
+				if opts.HTTP, err = newHTTPListener(&httpf, oauthf.enabled(operator.Issuers()), logger); err != nil {
 					return err
+				}
+				if oauthf.enabled(operator.Issuers()) {
+					if opts.HTTP.OAuth, err = oauthf.server(ctx, opts.HTTP.Listener, operator.Issuers(), logger.With("component", "oauth")); err != nil {
+						opts.HTTP.Listener.Close()
+						return err
+					}
 				}
 			}
 			return server.Run(ctx, opts)

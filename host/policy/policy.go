@@ -24,6 +24,7 @@ type Policy struct {
 	sources  []string
 	views    []View
 	local    *Principal
+	issuers  []string
 }
 
 // file is the JSON document.
@@ -35,6 +36,11 @@ type file struct {
 	// principal of a client that authenticates nowhere (stdio).
 	Views []View     `json:"views"`
 	Local *localSpec `json:"local"`
+	// OAuth names the authorization servers whose tokens an HTTP server
+	// accepts, besides those of its flags.
+	OAuth *struct {
+		Issuers []string `json:"issuers"`
+	} `json:"oauth"`
 }
 
 // localSpec is the file's "local": the attributes of the stdio principal.
@@ -105,6 +111,9 @@ func Parse(data []byte, dir string) (*Policy, error) {
 		return nil, errors.New("more than one JSON value")
 	}
 	p := &Policy{defaults: f.Defaults, plugins: f.Plugins, sources: f.Sources, views: f.Views}
+	if f.OAuth != nil {
+		p.issuers = f.OAuth.Issuers
+	}
 	seen := map[string]bool{}
 	for i := range p.views {
 		if err := p.views[i].check(); err != nil {
@@ -146,6 +155,16 @@ func (p *Policy) Sources() []string {
 		return nil
 	}
 	return p.sources
+}
+
+// Issuers are the authorization servers of the file's "oauth.issuers", for
+// an HTTP server to trust (wasmcp serve -oauth-issuer); the host itself
+// does not read them.
+func (p *Policy) Issuers() []string {
+	if p == nil {
+		return nil
+	}
+	return p.issuers
 }
 
 // check validates s and makes its host paths absolute.

@@ -119,3 +119,16 @@ func TestSources(t *testing.T) {
 		t.Error("a nil policy has sources")
 	}
 }
+
+func TestIssuers(t *testing.T) {
+	p, err := policy.Parse([]byte(`{"oauth": {"issuers": ["http://127.0.0.1:4444"]}}`), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Issuers(); len(got) != 1 || got[0] != "http://127.0.0.1:4444" {
+		t.Errorf("Issuers() = %q", got)
+	}
+	if _, err := policy.Parse([]byte(`{"oauth": {"issuer": "x"}}`), t.TempDir()); err == nil {
+		t.Error("an unknown oauth field parsed")
+	}
+}

@@ -3,9 +3,12 @@ package httpserve
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/wasmcp/wasmcp/internal/oauth"
 )
 
 // Realm is the realm of the WWW-Authenticate challenge.
@@ -56,4 +59,42 @@ func bearer(header string) (string, bool) {
 	}
 	token = strings.TrimSpace(token)
 	return token, token != ""
+}
+
+// RequireOAuth wraps next so that only requests bearing an access token v
+// verifies pass, with its principal in their context (oauth.PrincipalFrom).
+// A request without one gets 401 and a challenge naming the resource
+// metadata at metadataURL (RFC 9728), with error="invalid_token" and why
+// for a token refused; one that carries a token in its query string gets
+// 400 (MCP: tokens only in the Authorization header).
+func RequireOAuth(next http.Handler, v *oauth.Verifier, metadataURL string, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("access_token") {
+			w.Header().Set("WWW-Authenticate", oauth.WWWAuthenticate(metadataURL, "", "invalid_request",
+				"access tokens go in the Authorization header, never in the URL"))
+			http.Error(w, "Bad Request: access token in the query string", http.StatusBadRequest)
+			return
+		}
+		token, ok := bearer(r.Header.Get("Authorization"))
+		if !ok {
+			w.Header().Set("WWW-Authenticate", oauth.WWWAuthenticate(metadataURL, "", "", ""))
+			http.Error(w, "Unauthorized: an access token is required (Authorization: Bearer <token>)", http.StatusUnauthorized)
+			return
+		}
+		p, err := v.Verify(r.Context(), token)
+		if err != nil {
+			code, desc := oauth.CodeInvalidToken, err.Error()
+			if oe, ok := errors.AsType[*oauth.Error](err); ok {
+				code, desc = oe.Code, oe.Description
+			}
+			log.Warn("request refused: access token", "error", desc, "remote", r.RemoteAddr, "method", r.Method)
+			w.Header().Set("WWW-Authenticate", oauth.WWWAuthenticate(metadataURL, "", code, desc))
+			http.Error(w, "Unauthorized: "+desc, http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(oauth.WithPrincipal(r.Context(), p)))
+	})
 }

@@ -34,6 +34,9 @@ type Host interface {
 	ToolsFor(principal *host.Principal) []host.Tool
 	// Local is the principal of a client the transport did not identify.
 	Local() *host.Principal
+	// MissingScopes returns the scopes a call of tool by principal needs
+	// and its token lacks.
+	MissingScopes(principal *host.Principal, tool string) []string
 	Call(ctx context.Context, req host.CallRequest) (*host.Result, error)
 	// Subscribe calls fn with the tools served now, then with every change,
 	// in order and before the load that made it goes on (host.Subscribe).

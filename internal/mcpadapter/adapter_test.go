@@ -48,6 +48,9 @@ func (h *fakeHost) Tools() []host.Tool {
 // ToolsFor shows every tool: the fake has no views.
 func (h *fakeHost) ToolsFor(*host.Principal) []host.Tool { return h.Tools() }
 
+// MissingScopes: the fake's tools need none.
+func (h *fakeHost) MissingScopes(*host.Principal, string) []string { return nil }
+
 // Local is a principal of subject "local", as the host's without a policy.
 func (h *fakeHost) Local() *host.Principal { return &host.Principal{Subject: "local"} }
 

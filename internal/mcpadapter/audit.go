@@ -35,7 +35,7 @@ const maxAuditArgs = 4 << 10
 type callRecord struct {
 	session, tool string
 	principal     *host.Principal // who called
-	module        host.Module // the module version that served it, once the host resolved the tool
+	module        host.Module     // the module version that served it, once the host resolved the tool
 	args          json.RawMessage
 	start         time.Time
 	outcome       string // set when decided before the host ran; else derived from the result

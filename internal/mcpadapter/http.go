@@ -26,6 +26,9 @@ type HTTPOptions struct {
 	// BodyTimeout bounds the time a client may take to send a request's
 	// body; 0 means DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// OAuth, if set, says that each request carries a verified principal
+	// (auth.go), which lists and calls as its views say.
+	OAuth *OAuth
 	// Draining, if set and true, refuses with 503 every request that would
 	// start something new: an initialize, and any request without a
 	// session (stateless and 2026-07-28 requests). Requests of open
@@ -97,7 +100,11 @@ func (a *Adapter) HTTPHandler(opts HTTPOptions) http.Handler {
 		router.legacy = handler(a.server, legacy)
 		checks.Sessions = a.sessions
 	}
-	return wire.CheckRequests(router, checks)
+	if opts.OAuth == nil {
+		return wire.CheckRequests(router, checks)
+	}
+	checks.StepUp = a.stepUp(opts.OAuth)
+	return wire.CheckRequests(withTokenInfo(router), checks)
 }
 
 // eraRouter sends each request to the handler of its protocol era.

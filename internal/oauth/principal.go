@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"time"
@@ -62,4 +63,18 @@ func scopes(claims map[string]any) []string {
 		return out
 	}
 	return nil
+}
+
+type principalKey struct{}
+
+// WithPrincipal returns ctx carrying p, the principal of a request's
+// verified token, for the handlers behind the check.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom returns the principal WithPrincipal put in ctx, nil if none.
+func PrincipalFrom(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey{}).(*Principal)
+	return p
 }

@@ -1,6 +1,8 @@
 package oauth
 
 import (
+	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 )
@@ -104,4 +106,37 @@ func plain(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// MetadataHandler serves the Protected Resource Metadata of resource, with
+// the scopes that scopes returns at the time of each request (a policy
+// reload may change them). The document is public, as RFC 9728 means it to
+// be: any origin may read it, so that a browser client can discover where
+// to get a token.
+func (v *Verifier) MetadataHandler(resource string, scopes func() []string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+		case http.MethodOptions:
+			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "*")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		default:
+			h.Set("Allow", "GET, HEAD, OPTIONS")
+			http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		body, err := json.Marshal(v.Metadata(resource, scopes()))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		h.Set("Content-Type", "application/json")
+		h.Set("Cache-Control", "max-age=60")
+		w.Write(body)
+	})
 }

@@ -7,12 +7,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/internal/httpserve"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
+	"github.com/wasmcp/wasmcp/internal/oauth"
 )
 
 // HTTP is the Streamable HTTP side of a server. Its listener is bound
@@ -25,8 +27,20 @@ type HTTP struct {
 	// Origins are the browser origins allowed besides the server's own
 	// (normalized, see httpserve.NormalizeOrigin).
 	Origins []string
+	// OAuth, if set, requires OAuth access tokens rather than Token.
+	OAuth *OAuth
 	// Options are the adapter's HTTP options.
 	Options mcpadapter.HTTPOptions
+}
+
+// OAuth makes the server an OAuth 2.1 resource server.
+type OAuth struct {
+	// Verifier verifies the access tokens.
+	Verifier *oauth.Verifier
+	// Resource is the server's canonical URI, the audience of its tokens;
+	// its Protected Resource Metadata is served at the well-known path
+	// RFC 9728 derives from it, and at the root form of that path.
+	Resource string
 }
 
 // Endpoint is the path of the MCP endpoint.
@@ -40,13 +54,28 @@ func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter, h *
 	log := s.log.With("component", "http")
 	opts := l.Options
 	opts.Draining = s.drain.Draining
-	guard := func(next http.Handler) http.Handler {
-		if l.Token != "" {
-			next = httpserve.RequireToken(next, l.Token, log)
-		}
-		return httpserve.CheckOrigin(next, l.Origins, log)
-	}
 	mux := http.NewServeMux()
+	auth := func(next http.Handler) http.Handler {
+		if l.Token != "" {
+			return httpserve.RequireToken(next, l.Token, log)
+		}
+		return next
+	}
+	if l.OAuth != nil {
+		meta, err := oauth.ResourceMetadataURL(l.OAuth.Resource)
+		if err != nil {
+			return fmt.Errorf("OAuth resource %q: %w", l.OAuth.Resource, err)
+		}
+		auth = func(next http.Handler) http.Handler { return httpserve.RequireOAuth(next, l.OAuth.Verifier, meta, log) }
+		opts.OAuth = &mcpadapter.OAuth{ResourceMetadataURL: meta}
+		prm := l.OAuth.Verifier.MetadataHandler(l.OAuth.Resource, h.Scopes)
+		path := metadataPath(meta)
+		mux.Handle(path, prm)
+		if root := "/.well-known/oauth-protected-resource"; path != root {
+			mux.Handle(root, prm)
+		}
+	}
+	guard := func(next http.Handler) http.Handler { return httpserve.CheckOrigin(auth(next), l.Origins, log) }
 	mux.Handle(Endpoint, s.drain.Track(guard(adapter.HTTPHandler(opts))))
 	// Behind the token: tool and plugin names and traffic are not for
 	// whoever reaches the port. Ops serves them without it.
@@ -55,12 +84,30 @@ func (s *server) serveHTTP(ctx context.Context, adapter *mcpadapter.Adapter, h *
 
 	url := fmt.Sprintf("http://%s%s", l.Listener.Addr(), Endpoint)
 	s.log.Info("serving over HTTP", "url", url, "dir", s.opts.Dir, "watch", !s.opts.NoWatch,
-		"stateless", l.Options.Stateless, "auth", l.Token != "")
+		"stateless", l.Options.Stateless, "auth", l.authMode())
 	if err := httpserve.Serve(ctx, l.Listener, mux, httpserve.Options{Logger: log, Grace: ShutdownGrace, Drain: s.drain}); err != nil {
 		return err
 	}
 	s.log.Info("stopping on signal")
 	return nil
+}
+
+// authMode names how requests are authenticated, for the log.
+func (l *HTTP) authMode() string {
+	switch {
+	case l.OAuth != nil:
+		return "oauth"
+	case l.Token != "":
+		return "token"
+	}
+	return "none"
+}
+
+// metadataPath is the path of a metadata URL made by
+// oauth.ResourceMetadataURL, which cannot fail to parse.
+func metadataPath(u string) string {
+	p, _ := url.Parse(u)
+	return p.EscapedPath()
 }
 
 // opsMux serves the Ops listener: /metrics and the probes, without

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,11 @@ type RequestChecks struct {
 	MaxSessions int
 	Draining    func() bool
 	Logger      *slog.Logger // a debug line for each request refused
+	// StepUp, if set, is asked of every call's method and, for tools/call,
+	// tool: a challenge refuses the whole request with 403 Forbidden and
+	// that WWW-Authenticate header, so that the client can ask for the
+	// scopes it names (OAuth step-up).
+	StepUp func(r *http.Request, method, tool string) (challenge string, refused bool)
 }
 
 // CheckRequests returns a handler that reads and checks the body of each
@@ -68,6 +74,11 @@ func (c *checkRequests) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(msgs) == 1 && msgs[0].call() {
 		call = &msgs[0]
 	}
+	if challenge, refused := c.stepUp(r, msgs); refused {
+		w.Header().Set("WWW-Authenticate", challenge)
+		http.Error(w, "Forbidden: insufficient scope", http.StatusForbidden)
+		return
+	}
 	if c.opts.Draining != nil && r.Header.Get("Mcp-Session-Id") == "" && c.opts.Draining() {
 		w.Header().Set("Retry-After", "1")
 		msg := "server shutting down: it takes no new sessions or requests; retry (another replica answers " +
@@ -99,6 +110,30 @@ func (c *checkRequests) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSONRPC(w, http.StatusOK, (&refusal{id: call.rawID, code: jsonrpc.CodeMethodNotFound,
 			message: fmt.Sprintf("method %q not found", call.method)}).response())
 	}
+}
+
+// stepUp asks StepUp of every call of msgs.
+func (c *checkRequests) stepUp(r *http.Request, msgs []incoming) (string, bool) {
+	if c.opts.StepUp == nil {
+		return "", false
+	}
+	for _, m := range msgs {
+		if !m.call() {
+			continue
+		}
+		var tool string
+		if m.method == "tools/call" {
+			var p struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(m.params, &p) // go-sdk refuses a malformed one
+			tool = p.Name
+		}
+		if challenge, refused := c.opts.StepUp(r, m.method, tool); refused {
+			return challenge, true
+		}
+	}
+	return "", false
 }
 
 // readBody reads r's body, up to MaxBody bytes and within BodyTimeout, so
