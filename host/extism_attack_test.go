@@ -38,10 +38,12 @@ func attackHost(t *testing.T, timeout string) *host.Host {
 func TestExtismDeadlineInHostWork(t *testing.T) {
 	h := attackHost(t, "300ms")
 	for _, tool := range []string{"allocloop", "hostloop"} {
-		res := callTool(t, h, tool, "", nil)
-		if !res.IsError || !errors.Is(res.Failure, host.ErrTimeout) {
-			t.Errorf("%s: %+v (failure %v), want a timeout", tool, res.Content, res.Failure)
-		}
+		t.Run(tool, func(t *testing.T) {
+			res := callTool(t, h, tool, "", nil)
+			if !res.IsError || !errors.Is(res.Failure, host.ErrTimeout) {
+				t.Errorf("%s: %+v (failure %v), want a timeout", tool, res.Content, res.Failure)
+			}
+		})
 	}
 }
 
@@ -50,10 +52,12 @@ func TestExtismDeadlineInHostWork(t *testing.T) {
 func TestExtismInvalidUTF8(t *testing.T) {
 	h := attackHost(t, "1m")
 	for _, tool := range []string{"error8", "utf8"} {
-		res := callTool(t, h, tool, "", nil)
-		if len(res.Content) == 0 || !utf8.ValidString(res.Content[0].Text) {
-			t.Errorf("%s: %+v", tool, res.Content)
-		}
+		t.Run(tool, func(t *testing.T) {
+			res := callTool(t, h, tool, "", nil)
+			if len(res.Content) == 0 || !utf8.ValidString(res.Content[0].Text) {
+				t.Errorf("%s: %+v", tool, res.Content)
+			}
+		})
 	}
 }
 
@@ -69,10 +73,12 @@ func TestExtismKernelReuse(t *testing.T) {
 		t.Errorf("reset: %q", got)
 	}
 	for _, before := range []string{"error8", "outfree", "utf8", "logflood"} {
-		callTool(t, h, before, "", nil)
-		if got := text(t, callTool(t, h, "prev", "", nil)); got != "clean" {
-			t.Errorf("after %s: %q", before, got)
-		}
+		t.Run("after "+before, func(t *testing.T) {
+			callTool(t, h, before, "", nil)
+			if got := text(t, callTool(t, h, "prev", "", nil)); got != "clean" {
+				t.Errorf("after %s: %q", before, got)
+			}
+		})
 	}
 }
 
@@ -89,21 +95,24 @@ func TestExtismHTTPAbuse(t *testing.T) {
 		http.Redirect(w, r, refused.URL+"/z", http.StatusFound)
 	})
 	cases := []struct {
+		name    string
 		server  *egresstest.Server
 		timeout string
 		is      error
 		want    string
 	}{
-		{slow, "300ms", host.ErrTimeout, "timed out after 300ms"},
-		{big, "1m", host.ErrMemory, "exceeded memory limit of 2 MiB: extism:host/env.http_request(3145728)"},
-		{redirect, "1m", nil, refused.Origin + " is not in plugin extism's net policy"},
+		{"silent", slow, "300ms", host.ErrTimeout, "timed out after 300ms"},
+		{"big", big, "1m", host.ErrMemory, "exceeded memory limit of 2 MiB: extism:host/env.http_request(3145728)"},
+		{"redirect", redirect, "1m", nil, refused.Origin + " is not in plugin extism's net policy"},
 	}
 	for _, c := range cases {
-		h, _ := extismHost(t, `{"memory":"2MiB","timeout":"`+c.timeout+`","net":["`+c.server.Origin+`"],"config":{"url":"`+c.server.URL+`/x"}}`)
-		res := callTool(t, h, "fetch", "", nil)
-		if !res.IsError || (c.is != nil && !errors.Is(res.Failure, c.is)) || !strings.Contains(res.Content[0].Text, c.want) {
-			t.Errorf("%s: %+v (failure %v), want %q", c.server.URL, res.Content, res.Failure, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			h, _ := extismHost(t, `{"memory":"2MiB","timeout":"`+c.timeout+`","net":["`+c.server.Origin+`"],"config":{"url":"`+c.server.URL+`/x"}}`)
+			res := callTool(t, h, "fetch", "", nil)
+			if !res.IsError || (c.is != nil && !errors.Is(res.Failure, c.is)) || !strings.Contains(res.Content[0].Text, c.want) {
+				t.Errorf("%s: %+v (failure %v), want %q", c.server.URL, res.Content, res.Failure, c.want)
+			}
+		})
 	}
 	if n := refused.Conns(); n != 0 {
 		t.Errorf("the refused server counted %d connections", n)
@@ -152,11 +161,13 @@ func TestExtismKernelLimits(t *testing.T) {
 		{"xload", nil, "extism:host/env.load_u64: [18446744073709551615, 18446744073709551615+8) is outside the kernel memory in use"},
 	}
 	for _, c := range cases {
-		res := callTool(t, h, c.tool, "", nil)
-		if !res.IsError || res.Failure == nil || (c.is != nil && !errors.Is(res.Failure, c.is)) ||
-			!strings.Contains(res.Content[0].Text, c.want) {
-			t.Errorf("%s: %+v (failure %v), want %q", c.tool, res.Content, res.Failure, c.want)
-		}
+		t.Run(c.tool, func(t *testing.T) {
+			res := callTool(t, h, c.tool, "", nil)
+			if !res.IsError || res.Failure == nil || (c.is != nil && !errors.Is(res.Failure, c.is)) ||
+				!strings.Contains(res.Content[0].Text, c.want) {
+				t.Errorf("%s: %+v (failure %v), want %q", c.tool, res.Content, res.Failure, c.want)
+			}
+		})
 	}
 	var lines int
 	res := callTool(t, h, "logflood", "", func(abi.LogLevel, string) { lines++ })

@@ -141,11 +141,13 @@ func TestExtismFailures(t *testing.T) {
 		{"toobig_var", nil, "extism:host/env.var_set: the plugin's variables would take 2097219 bytes, over the limit of 1 MiB"},
 	}
 	for _, c := range cases {
-		res := callTool(t, h, c.tool, "", nil)
-		if !res.IsError || res.Failure == nil || (c.is != nil && !errors.Is(res.Failure, c.is)) ||
-			!strings.Contains(res.Content[0].Text, c.want) {
-			t.Errorf("%s: %+v (failure %v), want %q", c.tool, res.Content, res.Failure, c.want)
-		}
+		t.Run(c.tool, func(t *testing.T) {
+			res := callTool(t, h, c.tool, "", nil)
+			if !res.IsError || res.Failure == nil || (c.is != nil && !errors.Is(res.Failure, c.is)) ||
+				!strings.Contains(res.Content[0].Text, c.want) {
+				t.Errorf("%s: %+v (failure %v), want %q", c.tool, res.Content, res.Failure, c.want)
+			}
+		})
 	}
 	// The plugin keeps serving.
 	if got := text(t, callTool(t, h, "vars", "", nil)); got != "count=1" {
@@ -258,11 +260,13 @@ func TestExtismBadModules(t *testing.T) {
 		{"extism_badsig", "import extism:host/env.alloc: signature (i32) -> i32, want (i64) -> i64"},
 	}
 	for _, c := range cases {
-		h := newHost(t, "", nil, testConfig(t))
-		err := h.LoadFile(t.Context(), filepath.Join("testdata", c.file+".wasm"))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want %q", c.file, err, c.want)
-		}
+		t.Run(c.file, func(t *testing.T) {
+			h := newHost(t, "", nil, testConfig(t))
+			err := h.LoadFile(t.Context(), filepath.Join("testdata", c.file+".wasm"))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %v, want %q", c.file, err, c.want)
+			}
+		})
 	}
 }
 
@@ -291,13 +295,15 @@ func TestExtismInspect(t *testing.T) {
 		file     string
 		protocol int
 	}{{"extism", 1}, {"extism_v2", 2}} {
-		r, err := host.Inspect(t.Context(), testConfig(t).WithLogger(slog.New(slog.DiscardHandler)), filepath.Join("testdata", c.file+".wasm"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !r.Loadable || r.Kind != "extism" || r.Protocol != c.protocol || r.ABIVersion != 0 || len(r.Tools) == 0 {
-			t.Errorf("%s: %+v", c.file, r)
-		}
+		t.Run(c.file, func(t *testing.T) {
+			r, err := host.Inspect(t.Context(), testConfig(t).WithLogger(slog.New(slog.DiscardHandler)), filepath.Join("testdata", c.file+".wasm"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Loadable || r.Kind != "extism" || r.Protocol != c.protocol || r.ABIVersion != 0 || len(r.Tools) == 0 {
+				t.Errorf("%s: %+v", c.file, r)
+			}
+		})
 	}
 	r, err := host.Inspect(t.Context(), testConfig(t).WithLogger(slog.New(slog.DiscardHandler)), filepath.Join("testdata", "echo.wasm"))
 	if err != nil || r.Kind != "wasmcp" || r.Protocol != 0 {

@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,20 +23,24 @@ func TestConfigValidation(t *testing.T) {
 		"zero max input":        base.WithMaxInput(0),
 		"negative max output":   base.WithMaxOutput(-1),
 	} {
-		if _, err := host.New(ctx, cfg); err == nil {
-			t.Errorf("%s: New accepted the config", name)
-		}
+		t.Run(name, func(t *testing.T) {
+			if _, err := host.New(ctx, cfg); err == nil {
+				t.Errorf("%s: New accepted the config", name)
+			}
+		})
 	}
 	for name, cfg := range map[string]host.Config{
 		"one page": base.WithMemoryLimit(65536),
 		"4 GiB":    base.WithMemoryLimit(4 << 30),
 	} {
-		h, err := host.New(ctx, cfg)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		h.Close(ctx)
+		t.Run(name, func(t *testing.T) {
+			h, err := host.New(ctx, cfg)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				return
+			}
+			h.Close(ctx)
+		})
 	}
 }
 
@@ -48,14 +53,16 @@ func TestMemoryLimitRoundsDownToPages(t *testing.T) {
 	}
 	ctx := context.Background()
 	for limit, loads := range map[uint64]bool{2*65536 + 65535: true, 65536 + 65535: false} {
-		cfg := host.NewConfig().WithCacheDir("").WithMemoryLimit(limit)
-		r, err := host.Inspect(ctx, cfg, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Loadable != loads {
-			t.Errorf("limit %d bytes: Loadable = %v (%s), want %v", limit, r.Loadable, r.Problem, loads)
-		}
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			cfg := host.NewConfig().WithCacheDir("").WithMemoryLimit(limit)
+			r, err := host.Inspect(ctx, cfg, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Loadable != loads {
+				t.Errorf("limit %d bytes: Loadable = %v (%s), want %v", limit, r.Loadable, r.Problem, loads)
+			}
+		})
 	}
 }
 

@@ -112,7 +112,9 @@ func TestHostilePluginsAtLoad(t *testing.T) {
 		t.Errorf("tools %q, want only echo", got)
 	}
 	for name, b := range bad {
-		l.wait(t, "plugin not loaded", name+".wasm", b.want)
+		t.Run(name, func(t *testing.T) {
+			l.wait(t, "plugin not loaded", name+".wasm", b.want)
+		})
 	}
 	if res, err := h.Call(context.Background(), host.CallRequest{Tool: "echo", Arguments: []byte(`{"a":1}`)}); err != nil || res.IsError {
 		t.Errorf("echo after the hostile loads: %+v, %v", res, err)
@@ -139,7 +141,7 @@ func TestHostilePluginsAtCall(t *testing.T) {
 	if err := h.LoadDir(ctx); err != nil {
 		t.Fatal(err)
 	}
-	healthy := func() {
+	healthy := func(t *testing.T) {
 		t.Helper()
 		if got := call(t, h, "ok"); got != "ok" {
 			t.Errorf("ok = %q", got)
@@ -156,38 +158,42 @@ func TestHostilePluginsAtCall(t *testing.T) {
 		"recurse": {"trap", sandbox.ErrTrap},
 		"loop":    {"timed out after 1s", host.ErrTimeout},
 	} {
-		res, err := h.Call(ctx, host.CallRequest{Tool: tool})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.IsError || !strings.Contains(res.Content[0].Text, want.text) {
-			t.Errorf("%s: %+v, want a tool error with %q", tool, res.Content, want.text)
-		}
-		if !errors.Is(res.Failure, want.cause) {
-			t.Errorf("%s: Failure = %v, want %v", tool, res.Failure, want.cause)
-		}
-		healthy()
+		t.Run(tool, func(t *testing.T) {
+			res, err := h.Call(ctx, host.CallRequest{Tool: tool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError || !strings.Contains(res.Content[0].Text, want.text) {
+				t.Errorf("%s: %+v, want a tool error with %q", tool, res.Content, want.text)
+			}
+			if !errors.Is(res.Failure, want.cause) {
+				t.Errorf("%s: Failure = %v, want %v", tool, res.Failure, want.cause)
+			}
+			healthy(t)
+		})
 	}
 
 	// Log floods: the call answers, at most MaxLogLines lines reach the
 	// call's log function and the logger, and the drop is said once.
 	for _, tool := range []string{"flood", "huge"} {
-		var mu sync.Mutex
-		var lines, bytes int
-		res, err := h.Call(ctx, host.CallRequest{Tool: tool, Log: func(_ string, _ abi.LogLevel, msg string) {
-			mu.Lock()
-			defer mu.Unlock()
-			lines++
-			bytes += len(msg)
-		}})
-		if err != nil || res.IsError || res.Content[0].Text != "flooded" {
-			t.Fatalf("%s: %+v, %v", tool, res, err)
-		}
-		if lines > sandbox.MaxLogLines || bytes > sandbox.MaxLogBytes {
-			t.Errorf("%s: %d lines, %d bytes passed on; limits %d, %d", tool, lines, bytes, sandbox.MaxLogLines, sandbox.MaxLogBytes)
-		}
-		l.wait(t, "guest log lines dropped", "tool="+tool)
-		healthy()
+		t.Run(tool, func(t *testing.T) {
+			var mu sync.Mutex
+			var lines, bytes int
+			res, err := h.Call(ctx, host.CallRequest{Tool: tool, Log: func(_ string, _ abi.LogLevel, msg string) {
+				mu.Lock()
+				defer mu.Unlock()
+				lines++
+				bytes += len(msg)
+			}})
+			if err != nil || res.IsError || res.Content[0].Text != "flooded" {
+				t.Fatalf("%s: %+v, %v", tool, res, err)
+			}
+			if lines > sandbox.MaxLogLines || bytes > sandbox.MaxLogBytes {
+				t.Errorf("%s: %d lines, %d bytes passed on; limits %d, %d", tool, lines, bytes, sandbox.MaxLogLines, sandbox.MaxLogBytes)
+			}
+			l.wait(t, "guest log lines dropped", "tool="+tool)
+			healthy(t)
+		})
 	}
 	if n := strings.Count(l.String(), "guest log lines dropped"); n != 2 {
 		t.Errorf("%d drop warnings, want one per flooding call", n)
@@ -201,6 +207,6 @@ func TestHostilePluginsAtCall(t *testing.T) {
 		_, _ = h.Call(ctx, *req)
 		done <- req
 	}()
-	healthy()
+	healthy(t)
 	<-done
 }

@@ -91,11 +91,16 @@ func TestNetAllowedOrigins(t *testing.T) {
 	plain := egresstest.NewServer(t, false, hello)
 	tls := egresstest.NewServer(t, true, hello)
 	h, l := netHost(t, `{"net":["`+plain.Origin+`","`+tls.Origin+`"],"caFile":"`+tls.WriteCA(t)+`"}`)
-	for _, srv := range []*egresstest.Server{plain, tls} {
-		r := response(t, fetch(t, t.Context(), h, abi.HTTPRequest{URL: srv.URL + "/x"}))
-		if r.Status != 200 || string(r.Body) != "hello" || r.URL != srv.URL+"/x" {
-			t.Errorf("%s: %+v", srv.Origin, r)
-		}
+	for _, c := range []struct {
+		name string
+		srv  *egresstest.Server
+	}{{"http", plain}, {"https", tls}} {
+		t.Run(c.name, func(t *testing.T) {
+			r := response(t, fetch(t, t.Context(), h, abi.HTTPRequest{URL: c.srv.URL + "/x"}))
+			if r.Status != 200 || string(r.Body) != "hello" || r.URL != c.srv.URL+"/x" {
+				t.Errorf("%s: %+v", c.srv.Origin, r)
+			}
+		})
 	}
 	line := l.wait(t, "net request", "origin="+tls.Origin)
 	for _, want := range []string{"plugin=net", "tool=fetch", "method=GET", "outcome=ok", "status=200", "bytes=5", "duration="} {

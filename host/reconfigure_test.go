@@ -76,21 +76,23 @@ func TestReconfigureLock(t *testing.T) {
 // A module loaded with LoadFile from elsewhere is judged again too, by a
 // Host with a directory and by one without.
 func TestReconfigureLoadFile(t *testing.T) {
-	for _, dir := range []string{t.TempDir(), ""} {
-		elsewhere := t.TempDir()
-		x := guest(t, guestSpec{Tools: []string{"x"}, Answer: "x"})
-		place(t, elsewhere, "x.wasm", x)
-		h := newHost(t, dir, nil, testConfig(t))
-		ctx := context.Background()
-		if err := h.LoadFile(ctx, filepath.Join(elsewhere, "x.wasm")); err != nil {
-			t.Fatal(err)
-		}
-		if err := h.Reconfigure(ctx, nil, lockOf(t, nil)); err != nil {
-			t.Fatal(err)
-		}
-		if got := toolNames(h.Tools()); len(got) != 0 {
-			t.Errorf("dir %q: tools %q after a lock that pins nothing, want none", dir, got)
-		}
+	for _, c := range []struct{ name, dir string }{{"dir", t.TempDir()}, {"no dir", ""}} {
+		t.Run(c.name, func(t *testing.T) {
+			elsewhere := t.TempDir()
+			x := guest(t, guestSpec{Tools: []string{"x"}, Answer: "x"})
+			place(t, elsewhere, "x.wasm", x)
+			h := newHost(t, c.dir, nil, testConfig(t))
+			ctx := context.Background()
+			if err := h.LoadFile(ctx, filepath.Join(elsewhere, "x.wasm")); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.Reconfigure(ctx, nil, lockOf(t, nil)); err != nil {
+				t.Fatal(err)
+			}
+			if got := toolNames(h.Tools()); len(got) != 0 {
+				t.Errorf("dir %q: tools %q after a lock that pins nothing, want none", c.dir, got)
+			}
+		})
 	}
 }
 

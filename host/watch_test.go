@@ -39,7 +39,7 @@ func TestWatchLifecycle(t *testing.T) {
 	marker := 0
 	// expectNothing proves that what was done before produced no Change:
 	// a marker file added afterwards must be the next Change.
-	expectNothing := func(what string) {
+	expectNothing := func(t *testing.T, what string) {
 		t.Helper()
 		marker++
 		name := fmt.Sprintf("marker%d", marker)
@@ -71,22 +71,24 @@ func TestWatchLifecycle(t *testing.T) {
 	l.reset()
 	place(t, dir, "a.wasm", v2)
 	l.wait(t, "plugin unchanged; not reloaded", path)
-	expectNothing("an identical rewrite")
+	expectNothing(t, "an identical rewrite")
 	if line, _ := l.lineWith("plugin loaded", path); line != "" {
 		t.Fatalf("identical content reloaded: %s", line)
 	}
 
 	// Garbage and a truncated module: the old version keeps serving.
 	for name, bad := range map[string][]byte{"garbage": []byte("garbage"), "truncated": v1[:len(v1)-10]} {
-		l.reset()
-		if err := os.WriteFile(path, bad, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		l.wait(t, "plugin not reloaded; the previous version keeps serving", path)
-		if got := call(t, h, "steady"); got != "v2" {
-			t.Fatalf("steady after %s = %q, want the previous version", name, got)
-		}
-		expectNothing(name)
+		t.Run(name, func(t *testing.T) {
+			l.reset()
+			if err := os.WriteFile(path, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			l.wait(t, "plugin not reloaded; the previous version keeps serving", path)
+			if got := call(t, h, "steady"); got != "v2" {
+				t.Fatalf("steady after %s = %q, want the previous version", name, got)
+			}
+			expectNothing(t, name)
+		})
 	}
 
 	// Written again in full: loaded. Its content is v1's, so steady's
