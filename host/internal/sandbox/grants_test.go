@@ -81,22 +81,24 @@ func TestGrantsMountReadOnly(t *testing.T) {
 	ok("inside-link", 5) // a link that stays inside is followed
 	ok("sub/../in.txt", 5)
 
-	for _, path := range []string{
-		"../outside.txt",
-		"sub/../../outside.txt",
-		filepath.Join(root, "outside.txt"), // absolute host path
-		"/etc/passwd",
-		"rel-escape", // ../outside.txt
-		"abs-escape", // /ROOT/outside.txt
-		"sub/up/../outside.txt",
+	for _, tc := range []struct{ name, path string }{
+		{"parent", "../outside.txt"},
+		{"sub-parent", "sub/../../outside.txt"},
+		{"host-path", filepath.Join(root, "outside.txt")}, // absolute host path
+		{"absolute", "/etc/passwd"},
+		{"rel-escape", "rel-escape"}, // ../outside.txt
+		{"abs-escape", "abs-escape"}, // /ROOT/outside.txt
+		{"link-parent", "sub/up/../outside.txt"},
 	} {
-		out, err := call(t, m, "open", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r := report(t, out); r[0] == 0 {
-			t.Errorf("open %s escaped the mount: read %d bytes", path, r[1])
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := call(t, m, "open", tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := report(t, out); r[0] == 0 {
+				t.Errorf("open %s escaped the mount: read %d bytes", tc.path, r[1])
+			}
+		})
 	}
 	if r := report(t, mustCall(t, m, "write", "new.txt")); r[0] == 0 {
 		t.Errorf("write to a read-only mount succeeded")
@@ -198,19 +200,24 @@ func TestGrantsValidate(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	must(t, os.WriteFile(file, nil, 0o644))
-	for _, g := range []policy.Grants{
-		{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "data"}}},
-		{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "/a/../b"}}},
-		{Mounts: []policy.Mount{{HostPath: "rel", GuestPath: "/a"}}},
-		{Mounts: []policy.Mount{{HostPath: file, GuestPath: "/a"}}},
-		{Mounts: []policy.Mount{{HostPath: filepath.Join(dir, "missing"), GuestPath: "/a"}}},
-		{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "/a"}, {HostPath: dir, GuestPath: "/a"}}},
-		{Env: []policy.EnvVar{{Name: "A=B"}}},
-		{Env: []policy.EnvVar{{Name: ""}}},
+	for _, tc := range []struct {
+		name string
+		g    policy.Grants
+	}{
+		{"relative guest path", policy.Grants{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "data"}}}},
+		{"unclean guest path", policy.Grants{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "/a/../b"}}}},
+		{"relative host path", policy.Grants{Mounts: []policy.Mount{{HostPath: "rel", GuestPath: "/a"}}}},
+		{"host file", policy.Grants{Mounts: []policy.Mount{{HostPath: file, GuestPath: "/a"}}}},
+		{"missing host path", policy.Grants{Mounts: []policy.Mount{{HostPath: filepath.Join(dir, "missing"), GuestPath: "/a"}}}},
+		{"guest path twice", policy.Grants{Mounts: []policy.Mount{{HostPath: dir, GuestPath: "/a"}, {HostPath: dir, GuestPath: "/a"}}}},
+		{"env name with =", policy.Grants{Env: []policy.EnvVar{{Name: "A=B"}}}},
+		{"empty env name", policy.Grants{Env: []policy.EnvVar{{Name: ""}}}},
 	} {
-		if err := g.Validate(); err == nil {
-			t.Errorf("%+v: no error", g)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.g.Validate(); err == nil {
+				t.Errorf("%+v: no error", tc.g)
+			}
+		})
 	}
 }
 

@@ -77,14 +77,20 @@ func call(t testing.TB, m *sandbox.Module, tool, args string) (string, error) {
 
 func TestCallEcho(t *testing.T) {
 	m := compile(t, "guest", sandbox.Options{})
-	for _, args := range []string{`{}`, `{"message":"hi"}`, `{"big":"` + strings.Repeat("x", 200000) + `"}`} {
-		got, err := call(t, m, "echo", args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != args {
-			t.Errorf("echo returned %.40q, want %.40q", got, args)
-		}
+	for _, tc := range []struct{ name, args string }{
+		{"empty", `{}`},
+		{"message", `{"message":"hi"}`},
+		{"big", `{"big":"` + strings.Repeat("x", 200000) + `"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := call(t, m, "echo", tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.args {
+				t.Errorf("echo returned %.40q, want %.40q", got, tc.args)
+			}
+		})
 	}
 }
 

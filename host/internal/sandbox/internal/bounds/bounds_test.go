@@ -169,9 +169,11 @@ func TestCheckAccepts(t *testing.T) {
 			name("m"), name("g"), []byte{3, 0x64, 0x70, 1},
 		)),
 	} {
-		if _, err := bounds.Check(wasm, bounds.MaxTableElements); err != nil {
-			t.Errorf("%s: Check = %v", name, err)
-		}
+		t.Run(name, func(t *testing.T) {
+			if _, err := bounds.Check(wasm, bounds.MaxTableElements); err != nil {
+				t.Errorf("%s: Check = %v", name, err)
+			}
+		})
 	}
 }
 
@@ -183,13 +185,15 @@ func TestCheckTestGuests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, wasm := range mods {
-		if _, err := bounds.Check(wasm, bounds.MaxTableElements); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-		// Every prefix of a valid module is refused or left to wazero,
-		// never read past its end.
-		for n := range wasm {
-			_, _ = bounds.Check(wasm[:n], bounds.MaxTableElements)
-		}
+		t.Run(name, func(t *testing.T) {
+			if _, err := bounds.Check(wasm, bounds.MaxTableElements); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			// Every prefix of a valid module is refused or left to wazero,
+			// never read past its end.
+			for n := range wasm {
+				_, _ = bounds.Check(wasm[:n], bounds.MaxTableElements)
+			}
+		})
 	}
 }

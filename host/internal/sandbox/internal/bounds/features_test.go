@@ -50,22 +50,24 @@ func TestFeatures(t *testing.T) {
 	rt := wazero.NewRuntime(ctx) // wazero's defaults
 	defer rt.Close(ctx)
 	for _, p := range probes {
-		compiled, err := rt.CompileModule(ctx, p.wasm)
-		if (err == nil) != p.enabled {
-			t.Errorf("%s: wazero's default runtime compiles it: %v (%v), want %v", p.name, err == nil, err, p.enabled)
-		}
-		if err == nil {
-			_ = compiled.Close(ctx)
-		}
-		if !p.enabled {
-			continue
-		}
-		checked, err := bounds.Check(p.wasm, bounds.MaxTableElements)
-		if err == nil {
-			_, err = bounds.Instrument(checked)
-		}
-		if err != nil {
-			t.Errorf("%s: %v", p.name, err)
-		}
+		t.Run(p.name, func(t *testing.T) {
+			compiled, err := rt.CompileModule(ctx, p.wasm)
+			if (err == nil) != p.enabled {
+				t.Errorf("%s: wazero's default runtime compiles it: %v (%v), want %v", p.name, err == nil, err, p.enabled)
+			}
+			if err == nil {
+				_ = compiled.Close(ctx)
+			}
+			if !p.enabled {
+				return
+			}
+			checked, err := bounds.Check(p.wasm, bounds.MaxTableElements)
+			if err == nil {
+				_, err = bounds.Instrument(checked)
+			}
+			if err != nil {
+				t.Errorf("%s: %v", p.name, err)
+			}
+		})
 	}
 }

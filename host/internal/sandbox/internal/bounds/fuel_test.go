@@ -218,20 +218,22 @@ func TestInstrumentStopsEndlessCode(t *testing.T) {
 	  (func $tF (call $t0) (call $t0))
 	  (func (export "tree") (call $t0)))`)
 	for _, name := range []string{"tight", "straight", "tree"} {
-		m := newMeteredRuntime(t)
-		inst := m.instantiate(t, out)
-		done := make(chan error, 1)
-		go func() {
-			_, err := inst.ExportedFunction(name).Call(m.ctx)
-			done <- err
-		}()
-		if name == "tight" {
-			<-m.started // the guest is running
-		}
-		m.stop.Store(true)
-		if err := <-done; err == nil || !strings.Contains(err.Error(), "stopped") {
-			t.Errorf("%s: %v, want the trap of yield", name, err)
-		}
+		t.Run(name, func(t *testing.T) {
+			m := newMeteredRuntime(t)
+			inst := m.instantiate(t, out)
+			done := make(chan error, 1)
+			go func() {
+				_, err := inst.ExportedFunction(name).Call(m.ctx)
+				done <- err
+			}()
+			if name == "tight" {
+				<-m.started // the guest is running
+			}
+			m.stop.Store(true)
+			if err := <-done; err == nil || !strings.Contains(err.Error(), "stopped") {
+				t.Errorf("%s: %v, want the trap of yield", name, err)
+			}
+		})
 	}
 }
 
@@ -284,30 +286,33 @@ func TestInstrumentKeepsNames(t *testing.T) {
 func TestInstrumentAddsSections(t *testing.T) {
 	m := newMeteredRuntime(t)
 	ctx, rt := m.ctx, m.rt
-	for _, wat := range []string{
-		`(module)`,
-		`(module (func (loop)))`,
-		`(module (memory 1) (func (loop)) (data (i32.const 0) "x"))`,
-		`(module (import "env" "g" (global i32)) (global i32 (global.get 0)) (func (export "f") (result i32) (global.get 1)))`,
+	for _, tc := range []struct{ name, wat string }{
+		{"empty", `(module)`},
+		{"loop", `(module (func (loop)))`},
+		{"data", `(module (memory 1) (func (loop)) (data (i32.const 0) "x"))`},
+		{"imported global", `(module (import "env" "g" (global i32)) (global i32 (global.get 0)) (func (export "f") (result i32) (global.get 1)))`},
 	} {
-		wasm := sandboxtest.Wat2Wasm(t, []byte(wat))
-		out, err := bounds.Instrument(wasm)
-		if err != nil {
-			t.Fatalf("%s: %v", wat, err)
-		}
-		compiled, err := rt.CompileModule(ctx, out)
-		if err != nil {
-			t.Fatalf("%s: instrumented module refused: %v", wat, err)
-		}
-		imported := false
-		for _, f := range compiled.ImportedFunctions() {
-			mod, name, _ := f.Import()
-			imported = imported || mod == bounds.YieldModule && name == bounds.YieldImport
-		}
-		if !imported {
-			t.Fatalf("%s: yield is not imported", wat)
-		}
-		_ = compiled.Close(ctx)
+		t.Run(tc.name, func(t *testing.T) {
+			wat := tc.wat
+			wasm := sandboxtest.Wat2Wasm(t, []byte(wat))
+			out, err := bounds.Instrument(wasm)
+			if err != nil {
+				t.Fatalf("%s: %v", wat, err)
+			}
+			compiled, err := rt.CompileModule(ctx, out)
+			if err != nil {
+				t.Fatalf("%s: instrumented module refused: %v", wat, err)
+			}
+			imported := false
+			for _, f := range compiled.ImportedFunctions() {
+				mod, name, _ := f.Import()
+				imported = imported || mod == bounds.YieldModule && name == bounds.YieldImport
+			}
+			if !imported {
+				t.Fatalf("%s: yield is not imported", wat)
+			}
+			_ = compiled.Close(ctx)
+		})
 	}
 }
 
@@ -316,22 +321,29 @@ func TestInstrumentRefuses(t *testing.T) {
 		{"reserved import", `(module (import "wasmcp" "yield" (func (result i32))))`, "reserved"},
 		{"reserved start export", `(module (func (export "wasmcp:start")))`, "reserved"},
 	} {
-		wasm := sandboxtest.Wat2Wasm(t, []byte(tc.wat))
-		if _, err := bounds.Instrument(wasm); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			wasm := sandboxtest.Wat2Wasm(t, []byte(tc.wat))
+			if _, err := bounds.Instrument(wasm); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+			}
+		})
 	}
 	// Bodies that do not end where their size says, and an instruction
 	// outside WebAssembly 2.0 (return_call, a tail call).
-	for _, body := range [][]byte{
-		{0x00, 0x03, 0x40, 0x0b},                   // loop, end: the function's end is missing
-		{0x00, 0x0b, 0x01},                         // a nop after the function's end
-		{0x00, 0x12, 0x00, 0x0b},                   // return_call 0
-		{0x00, 0x0e, 0x05, 0x00, 0x00, 0x00, 0x0b}, // br_table cut short
+	for _, tc := range []struct {
+		name string
+		body []byte
+	}{
+		{"no end", []byte{0x00, 0x03, 0x40, 0x0b}},                         // loop, end: the function's end is missing
+		{"after end", []byte{0x00, 0x0b, 0x01}},                            // a nop after the function's end
+		{"return_call", []byte{0x00, 0x12, 0x00, 0x0b}},                    // return_call 0
+		{"br_table cut", []byte{0x00, 0x0e, 0x05, 0x00, 0x00, 0x00, 0x0b}}, // br_table cut short
 	} {
-		if _, err := bounds.Instrument(oneFunc(body)); err == nil {
-			t.Errorf("body %x: instrumented without an error", body)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := bounds.Instrument(oneFunc(tc.body)); err == nil {
+				t.Errorf("body %x: instrumented without an error", tc.body)
+			}
+		})
 	}
 }
 
@@ -345,17 +357,19 @@ func TestInstrumentBuiltGuests(t *testing.T) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer rt.Close(ctx)
 	for _, name := range sandboxtest.Representative(mods) {
-		out, err := bounds.Instrument(mods[name])
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		compiled, err := rt.CompileModule(ctx, out)
-		if err != nil {
-			t.Errorf("%s: instrumented module refused: %v", name, err)
-			continue
-		}
-		_ = compiled.Close(ctx)
+		t.Run(name, func(t *testing.T) {
+			out, err := bounds.Instrument(mods[name])
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				return
+			}
+			compiled, err := rt.CompileModule(ctx, out)
+			if err != nil {
+				t.Errorf("%s: instrumented module refused: %v", name, err)
+				return
+			}
+			_ = compiled.Close(ctx)
+		})
 	}
 }
 
@@ -443,18 +457,24 @@ func FuzzInstrument(f *testing.F) {
 // Check passes (it reads only their count) but that do not hold what they
 // count: Instrument must refuse them, not read past the module's end.
 func TestInstrumentMalformedGlobals(t *testing.T) {
-	for _, body := range [][]byte{
-		{0x01, 0x7f},                         // a type, no mutability
-		{0x01, 0x7f, 0x00},                   // no initializer
-		{0x01, 0x7f, 0x00, 0x41, 0x00},       // an initializer without its end
-		{0x02, 0x7f, 0x00, 0x41, 0x00, 0x0b}, // two counted, one there
+	for _, tc := range []struct {
+		name string
+		body []byte
+	}{
+		{"no mutability", []byte{0x01, 0x7f}},                 // a type, no mutability
+		{"no initializer", []byte{0x01, 0x7f, 0x00}},          // no initializer
+		{"no end", []byte{0x01, 0x7f, 0x00, 0x41, 0x00}},      // an initializer without its end
+		{"count", []byte{0x02, 0x7f, 0x00, 0x41, 0x00, 0x0b}}, // two counted, one there
 	} {
-		wasm := module(section(6, body))
-		if _, err := bounds.Check(wasm, bounds.MaxTableElements); err != nil {
-			t.Fatalf("global section %x: Check refuses it (%v); the test needs one it passes", body, err)
-		}
-		if _, err := bounds.Instrument(wasm); err == nil {
-			t.Errorf("global section %x: instrumented without an error", body)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			body := tc.body
+			wasm := module(section(6, body))
+			if _, err := bounds.Check(wasm, bounds.MaxTableElements); err != nil {
+				t.Fatalf("global section %x: Check refuses it (%v); the test needs one it passes", body, err)
+			}
+			if _, err := bounds.Instrument(wasm); err == nil {
+				t.Errorf("global section %x: instrumented without an error", body)
+			}
+		})
 	}
 }

@@ -191,55 +191,57 @@ func TestCheckBuiltGuests(t *testing.T) {
 	defer rt.Close(ctx)
 	compile := sandboxtest.Representative(mods)
 	for name, wasm := range mods {
-		out, err := bounds.Check(wasm, bounds.MaxTableElements)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		inIDs, inBodies := sectionsOf(t, wasm)
-		outIDs, outBodies := sectionsOf(t, out)
-		if !bytes.Equal(inIDs, outIDs) {
-			t.Errorf("%s: sections %v became %v", name, inIDs, outIDs)
-			continue
-		}
-		for i, id := range inIDs {
-			in, out := inBodies[i], outBodies[i]
-			if id != 4 {
-				if !bytes.Equal(in, out) {
-					t.Errorf("%s: section %d changed", name, id)
-				}
-				continue
+		t.Run(name, func(t *testing.T) {
+			out, err := bounds.Check(wasm, bounds.MaxTableElements)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				return
 			}
-			// One funcref table, without a maximum or with one of at
-			// most the budget.
-			if in[0] != 1 || in[1] != 0x70 {
-				t.Fatalf("%s: table section %x", name, in)
+			inIDs, inBodies := sectionsOf(t, wasm)
+			outIDs, outBodies := sectionsOf(t, out)
+			if !bytes.Equal(inIDs, outIDs) {
+				t.Errorf("%s: sections %v became %v", name, inIDs, outIDs)
+				return
 			}
-			switch in[2] {
-			case 0:
-				if want := slices.Concat([]byte{1, 0x70, 1}, in[3:], in[3:]); !bytes.Equal(out, want) {
-					t.Errorf("%s: table section %x became %x, want %x", name, in, out, want)
+			for i, id := range inIDs {
+				in, out := inBodies[i], outBodies[i]
+				if id != 4 {
+					if !bytes.Equal(in, out) {
+						t.Errorf("%s: section %d changed", name, id)
+					}
+					continue
 				}
-			case 1:
-				if !bytes.Equal(in, out) {
-					t.Errorf("%s: table section %x with a maximum became %x", name, in, out)
+				// One funcref table, without a maximum or with one of at
+				// most the budget.
+				if in[0] != 1 || in[1] != 0x70 {
+					t.Fatalf("%s: table section %x", name, in)
+				}
+				switch in[2] {
+				case 0:
+					if want := slices.Concat([]byte{1, 0x70, 1}, in[3:], in[3:]); !bytes.Equal(out, want) {
+						t.Errorf("%s: table section %x became %x, want %x", name, in, out, want)
+					}
+				case 1:
+					if !bytes.Equal(in, out) {
+						t.Errorf("%s: table section %x with a maximum became %x", name, in, out)
+					}
 				}
 			}
-		}
-		if !slices.Contains(compile, name) {
-			continue
-		}
-		before, err := rt.CompileModule(ctx, wasm)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		after, err := rt.CompileModule(ctx, out)
-		if err != nil {
-			t.Fatalf("%s: capped: %v", name, err)
-		}
-		if a, b := describe(before), describe(after); a != b {
-			t.Errorf("%s: compiled\n%s\nbecame\n%s", name, a, b)
-		}
+			if !slices.Contains(compile, name) {
+				return
+			}
+			before, err := rt.CompileModule(ctx, wasm)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			after, err := rt.CompileModule(ctx, out)
+			if err != nil {
+				t.Fatalf("%s: capped: %v", name, err)
+			}
+			if a, b := describe(before), describe(after); a != b {
+				t.Errorf("%s: compiled\n%s\nbecame\n%s", name, a, b)
+			}
+		})
 	}
 }
 

@@ -50,10 +50,15 @@ func TestAllocLoadStore(t *testing.T) {
 		t.Fatalf("load = %x, %v", v, err)
 	}
 	// The last eight bytes of a fit; one more crosses into the gap.
-	for _, p := range []uint64{0, a + 3, b + 3, b + 100, 1 << 62} {
-		if _, err := m.Load(p, 8); !errors.Is(err, ErrBounds) {
-			t.Errorf("load_u64(%d): err = %v, want ErrBounds", p, err)
-		}
+	for _, tc := range []struct {
+		name string
+		p    uint64
+	}{{"zero", 0}, {"across a", a + 3}, {"after b", b + 3}, {"beyond b", b + 100}, {"far", 1 << 62}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := m.Load(tc.p, 8); !errors.Is(err, ErrBounds) {
+				t.Errorf("load_u64(%d): err = %v, want ErrBounds", tc.p, err)
+			}
+		})
 	}
 	if _, err := m.Load(b+2, 1); err != nil {
 		t.Errorf("last byte of b: %v", err)

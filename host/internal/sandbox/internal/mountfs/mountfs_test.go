@@ -250,9 +250,11 @@ func TestMountReadlink(t *testing.T) {
 	// point: the guest learns neither host paths nor the layout around the
 	// mount.
 	for _, name := range []string{"rel-escape", "abs-escape", "sub/up"} {
-		if errno, b := fsop(t, m, 'k', 1, name); errno != errnoPerm || len(b) != 0 {
-			t.Errorf("readlink %s: errno %d, %q; want EPERM and nothing", name, errno, b)
-		}
+		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+			if errno, b := fsop(t, m, 'k', 1, name); errno != errnoPerm || len(b) != 0 {
+				t.Errorf("readlink %s: errno %d, %q; want EPERM and nothing", name, errno, b)
+			}
+		})
 	}
 	// Moving a link does not change what may be read of it.
 	if errno, _ := fsop(t, m, 'r', 1, "abs-escape", "sub/moved"); errno != 0 {
@@ -269,13 +271,17 @@ func TestMountHardLinkOfLink(t *testing.T) {
 	outside := filepath.Join(root, "outside.txt")
 	m := fsGuest(t, data, true, false)
 	for i, name := range []string{"rel-escape", "abs-escape", "sub/up/outside.txt", "sub/up/../outside.txt"} {
-		for _, op := range []byte{'l', 'L'} {
-			copyName := fmt.Sprintf("copy%d%c", i, op)
-			fsop(t, m, op, 1, name, copyName)
-			if errno, b := fsop(t, m, 'o', 1, copyName); errno == 0 || bytes.Contains(b, []byte("SECRET")) {
-				t.Errorf("%c %s %s, then read it: errno %d, %q", op, name, copyName, errno, b)
+		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+			for _, op := range []byte{'l', 'L'} {
+				t.Run(string(op), func(t *testing.T) {
+					copyName := fmt.Sprintf("copy%d%c", i, op)
+					fsop(t, m, op, 1, name, copyName)
+					if errno, b := fsop(t, m, 'o', 1, copyName); errno == 0 || bytes.Contains(b, []byte("SECRET")) {
+						t.Errorf("%c %s %s, then read it: errno %d, %q", op, name, copyName, errno, b)
+					}
+				})
 			}
-		}
+		})
 	}
 	outsideInfo, err := os.Stat(outside)
 	must(t, err)
@@ -307,13 +313,15 @@ func TestMountTimestamps(t *testing.T) {
 		{'s', "new.txt"}, {'f', "new.txt"}, {'S', "newdir"}, {'s', "in.txt"}, {'S', "inside-link"},
 		{'f', "in.txt"}, {'s', "."}, {'s', "sub"},
 	} {
-		errno, b := fsop(t, fake, c.op, 1, c.name)
-		if errno != 0 {
-			t.Fatalf("%c %s: errno %d", c.op, c.name, errno)
-		}
-		if st := parseFilestat(t, b); st.atim != fakeEpoch || st.mtim != fakeEpoch || st.ctim != fakeEpoch {
-			t.Errorf("%c %s without the clock: times %d %d %d, want %d", c.op, c.name, st.atim, st.mtim, st.ctim, fakeEpoch)
-		}
+		t.Run(fmt.Sprintf("%c %s", c.op, c.name), func(t *testing.T) {
+			errno, b := fsop(t, fake, c.op, 1, c.name)
+			if errno != 0 {
+				t.Fatalf("%c %s: errno %d", c.op, c.name, errno)
+			}
+			if st := parseFilestat(t, b); st.atim != fakeEpoch || st.mtim != fakeEpoch || st.ctim != fakeEpoch {
+				t.Errorf("%c %s without the clock: times %d %d %d, want %d", c.op, c.name, st.atim, st.mtim, st.ctim, fakeEpoch)
+			}
+		})
 	}
 	// Setting times "now" uses the guest's clock, which is fake too.
 	fsop(t, fake, 't', 1, "new.txt")
@@ -381,9 +389,11 @@ func TestMountReadOnlyRefusesEveryChange(t *testing.T) {
 		{'y', []string{"in.txt", "link"}}, {'m', []string{"dir"}}, {'x', []string{"sub"}},
 		{'u', []string{"in.txt"}}, {'u', []string{"inside-link"}},
 	} {
-		if errno, _ := fsop(t, m, c.op, 1, c.paths...); errno == 0 {
-			t.Errorf("%c %q on a read-only mount succeeded", c.op, c.paths)
-		}
+		t.Run(fmt.Sprintf("%c %s", c.op, strings.Join(c.paths, " ")), func(t *testing.T) {
+			if errno, _ := fsop(t, m, c.op, 1, c.paths...); errno == 0 {
+				t.Errorf("%c %q on a read-only mount succeeded", c.op, c.paths)
+			}
+		})
 	}
 	// Reading still works.
 	if errno, b := fsop(t, m, 'o', 1, "in.txt"); errno != 0 || string(b) != "hello" {
