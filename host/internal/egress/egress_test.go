@@ -187,15 +187,17 @@ func TestTLS(t *testing.T) {
 func TestMetadataAddressRefused(t *testing.T) {
 	ctx := t.Context()
 	c := client(t, `{"net":["*"]}`, nil)
-	for url, want := range map[string]string{
-		"http://169.254.169.254/latest/meta-data/": "169.254.169.254 is not a public address (link-local)",
-		"http://metadata.test/computeMetadata/v1/": "metadata.test resolves to 169.254.169.254",
-		"http://[::ffff:a9fe:a9fe]/":               "IPv4 address in IPv6 form",
-		"http://[64:ff9b::a9fe:a9fe]/":             "(NAT64, embedding link-local 169.254.169.254)",
+	for _, tc := range []struct{ name, url, want string }{
+		{"literal", "http://169.254.169.254/latest/meta-data/", "169.254.169.254 is not a public address (link-local)"},
+		{"name", "http://metadata.test/computeMetadata/v1/", "metadata.test resolves to 169.254.169.254"},
+		{"IPv4-mapped", "http://[::ffff:a9fe:a9fe]/", "IPv4 address in IPv6 form"},
+		{"NAT64", "http://[64:ff9b::a9fe:a9fe]/", "(NAT64, embedding link-local 169.254.169.254)"},
 	} {
-		if status, reply := do(t, ctx, c, get(url)); status != abi.StatusDenied || !strings.Contains(reply, want) {
-			t.Errorf("%s: %v %q, want denied with %q", url, status, reply, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if status, reply := do(t, ctx, c, get(tc.url)); status != abi.StatusDenied || !strings.Contains(reply, tc.want) {
+				t.Errorf("%s: %v %q, want denied with %q", tc.url, status, reply, tc.want)
+			}
+		})
 	}
 	c = client(t, `{"net":["https://169.254.169.254"]}`, nil)
 	if status, reply := do(t, ctx, c, get("http://169.254.169.254/")); status != abi.StatusDenied ||
@@ -210,7 +212,7 @@ func TestMetadataAddressRefused(t *testing.T) {
 func TestReservedAddressesRefused(t *testing.T) {
 	ctx := t.Context()
 	names := egresstest.Resolver{}
-	var cases []struct{ url, want string }
+	var cases []struct{ name, url, want string }
 	for addr, why := range map[string]string{
 		"192.0.2.1":                            "(documentation (TEST-NET-1))",
 		"198.51.100.1":                         "(documentation (TEST-NET-2))",
@@ -234,14 +236,16 @@ func TestReservedAddressesRefused(t *testing.T) {
 		name := strings.NewReplacer(":", "-", ".", "-").Replace(addr) + ".test"
 		names[name] = []netip.Addr{a}
 		cases = append(cases,
-			struct{ url, want string }{"http://" + netip.AddrPortFrom(a, 80).String() + "/", addr + " is not a public address " + why},
-			struct{ url, want string }{"http://" + name + "/", name + " resolves to " + addr + ", which is not a public address " + why})
+			struct{ name, url, want string }{addr, "http://" + netip.AddrPortFrom(a, 80).String() + "/", addr + " is not a public address " + why},
+			struct{ name, url, want string }{name, "http://" + name + "/", name + " resolves to " + addr + ", which is not a public address " + why})
 	}
 	c := clientWith(t, `{"net":["*"]}`, names)
 	for _, tc := range cases {
-		if status, reply := do(t, ctx, c, get(tc.url)); status != abi.StatusDenied || !strings.HasPrefix(reply, tc.want) {
-			t.Errorf("%s: %v %q, want denied with %q", tc.url, status, reply, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if status, reply := do(t, ctx, c, get(tc.url)); status != abi.StatusDenied || !strings.HasPrefix(reply, tc.want) {
+				t.Errorf("%s: %v %q, want denied with %q", tc.url, status, reply, tc.want)
+			}
+		})
 	}
 }
 
@@ -250,14 +254,16 @@ func TestReservedAddressesRefused(t *testing.T) {
 func TestPrivateAddressesTheOperatorAllows(t *testing.T) {
 	ctx := t.Context()
 	srv := egresstest.NewServer(t, false, hello)
-	for _, p := range []string{
-		`{"net":["http://internal.test:` + srv.Port + `"],"privateNetwork":true}`,
-		`{"net":["http://internal.test:` + srv.Port + `","` + srv.Origin + `"]}`,
+	for _, tc := range []struct{ name, policy string }{
+		{"privateNetwork", `{"net":["http://internal.test:` + srv.Port + `"],"privateNetwork":true}`},
+		{"origin", `{"net":["http://internal.test:` + srv.Port + `","` + srv.Origin + `"]}`},
 	} {
-		c := client(t, p, nil)
-		if status, reply := do(t, ctx, c, get("http://internal.test:"+srv.Port+"/")); status != abi.StatusOK {
-			t.Errorf("%s: %v %s", p, status, reply)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			c := client(t, tc.policy, nil)
+			if status, reply := do(t, ctx, c, get("http://internal.test:"+srv.Port+"/")); status != abi.StatusOK {
+				t.Errorf("%s: %v %s", tc.policy, status, reply)
+			}
+		})
 	}
 }
 
@@ -265,7 +271,7 @@ func TestInvalidRequests(t *testing.T) {
 	ctx := t.Context()
 	srv := egresstest.NewServer(t, false, hello)
 	c := client(t, `{"net":["*"],"privateNetwork":true}`, nil)
-	for _, c2 := range []struct {
+	for i, c2 := range []struct {
 		req  any
 		want string
 	}{
@@ -291,9 +297,11 @@ func TestInvalidRequests(t *testing.T) {
 		{abi.HTTPRequest{Method: "trace", URL: srv.URL}, "not allowed"},
 		{abi.HTTPRequest{Method: "Connect", URL: srv.URL}, "not allowed"},
 	} {
-		if status, reply := do(t, ctx, c, c2.req); status != abi.StatusInvalid || !strings.Contains(reply, c2.want) {
-			t.Errorf("%v: %v %q, want invalid with %q", c2.req, status, reply, c2.want)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if status, reply := do(t, ctx, c, c2.req); status != abi.StatusInvalid || !strings.Contains(reply, c2.want) {
+				t.Errorf("%v: %v %q, want invalid with %q", c2.req, status, reply, c2.want)
+			}
+		})
 	}
 	if n := srv.Conns(); n != 0 {
 		t.Errorf("invalid requests made %d connections", n)
@@ -375,10 +383,12 @@ func TestResponseCap(t *testing.T) {
 		fmt.Fprint(w, big)
 	})
 	c := client(t, `{"net":["`+srv.Origin+`"],"maxResponse":"1KiB"}`, nil)
-	for _, path := range []string{"/", "/chunked"} {
-		if status, reply := do(t, ctx, c, get(srv.URL+path)); status != abi.StatusFailed || !strings.Contains(reply, "maxResponse of 1024 bytes") {
-			t.Errorf("%s: %v %q", path, status, reply)
-		}
+	for _, tc := range []struct{ name, path string }{{"length", "/"}, {"chunked", "/chunked"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if status, reply := do(t, ctx, c, get(srv.URL+tc.path)); status != abi.StatusFailed || !strings.Contains(reply, "maxResponse of 1024 bytes") {
+				t.Errorf("%s: %v %q", tc.path, status, reply)
+			}
+		})
 	}
 	c = client(t, `{"net":["`+srv.Origin+`"],"maxResponse":2048}`, nil)
 	if status, reply := do(t, ctx, c, get(srv.URL+"/chunked")); status != abi.StatusOK || len(response(t, reply).Body) != len(big) {
@@ -498,13 +508,18 @@ func TestBinaryBodies(t *testing.T) {
 		w.Write(b)
 	})
 	c := client(t, `{"net":["`+srv.Origin+`"]}`, nil)
-	for _, body := range [][]byte{[]byte("\x00\n{\"a\":1}\n\xff\r\n"), {'\n'}, nil} {
-		status, reply := do(t, t.Context(), c, abi.HTTPRequest{Method: "POST", URL: srv.URL, Body: body})
-		if status != abi.StatusOK {
-			t.Fatalf("status %v: %s", status, reply)
-		}
-		if r := response(t, reply); !bytes.Equal(r.Body, body) || r.Headers[0] != (abi.HTTPHeader{Name: "Content-Length", Value: strconv.Itoa(len(body))}) {
-			t.Errorf("body %q came back as %q, headers %v", body, r.Body, r.Headers)
-		}
+	for _, tc := range []struct {
+		name string
+		body []byte
+	}{{"binary", []byte("\x00\n{\"a\":1}\n\xff\r\n")}, {"newline", []byte{'\n'}}, {"empty", nil}} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, reply := do(t, t.Context(), c, abi.HTTPRequest{Method: "POST", URL: srv.URL, Body: tc.body})
+			if status != abi.StatusOK {
+				t.Fatalf("status %v: %s", status, reply)
+			}
+			if r := response(t, reply); !bytes.Equal(r.Body, tc.body) || r.Headers[0] != (abi.HTTPHeader{Name: "Content-Length", Value: strconv.Itoa(len(tc.body))}) {
+				t.Errorf("body %q came back as %q, headers %v", tc.body, r.Body, r.Headers)
+			}
+		})
 	}
 }

@@ -49,10 +49,12 @@ func TestCacheShares(t *testing.T) {
 		`{ "required": ["name"], "properties": {"age": {"type": "integer"},
 		   "n\u0061me": {"minLength": 1, "type": "string"}}, "type": "object" }`,
 	}
-	for _, raw := range same {
-		if got := mustGet(t, c, raw); got != s {
-			t.Errorf("compile %s: a second compiled schema, not the shared one", raw)
-		}
+	for i, raw := range same {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if got := mustGet(t, c, raw); got != s {
+				t.Errorf("compile %s: a second compiled schema, not the shared one", raw)
+			}
+		})
 	}
 	if n := compiles.Load(); n != 1 {
 		t.Errorf("%d compilations of one document, want 1", n)
@@ -96,33 +98,35 @@ func TestCacheDistinct(t *testing.T) {
 		{{`{"maximum":1}`, `1`, true, true}, {`{"maximum":1.0}`, `1`, true, true}},
 		{{`{"const":"a"}`, `"a"`, true, true}, {`{"const":"A"}`, `"a"`, false, true}},
 	}
-	for _, pair := range pairs {
-		// In both orders, each with a fresh cache: the second document
-		// must not be taken for the first.
-		for _, order := range [][2]outcome{{pair[0], pair[1]}, {pair[1], pair[0]}} {
-			c, compiles := countingCache()
-			var got [2]*jsonschema.Schema
-			for i, o := range order {
-				d, err := c.get([]byte(o.raw))
-				if (err == nil) != o.compileOK {
-					t.Fatalf("compile %s: error %v, want success %v", o.raw, err, o.compileOK)
+	for k, pair := range pairs {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			// In both orders, each with a fresh cache: the second document
+			// must not be taken for the first.
+			for _, order := range [][2]outcome{{pair[0], pair[1]}, {pair[1], pair[0]}} {
+				c, compiles := countingCache()
+				var got [2]*jsonschema.Schema
+				for i, o := range order {
+					d, err := c.get([]byte(o.raw))
+					if (err == nil) != o.compileOK {
+						t.Fatalf("compile %s: error %v, want success %v", o.raw, err, o.compileOK)
+					}
+					s := d.sch
+					got[i] = s
+					if err != nil {
+						continue
+					}
+					if verr := validate(s, o.doc); (verr == nil) != o.valid {
+						t.Errorf("%s against %s: error %v, want valid %v", o.doc, o.raw, verr, o.valid)
+					}
 				}
-				s := d.sch
-				got[i] = s
-				if err != nil {
-					continue
+				if got[0] != nil && got[0] == got[1] {
+					t.Errorf("%s and %s share a compiled schema", order[0].raw, order[1].raw)
 				}
-				if verr := validate(s, o.doc); (verr == nil) != o.valid {
-					t.Errorf("%s against %s: error %v, want valid %v", o.doc, o.raw, verr, o.valid)
+				if n := compiles.Load(); n != 2 {
+					t.Errorf("%s then %s: %d compilations, want 2", order[0].raw, order[1].raw, n)
 				}
 			}
-			if got[0] != nil && got[0] == got[1] {
-				t.Errorf("%s and %s share a compiled schema", order[0].raw, order[1].raw)
-			}
-			if n := compiles.Load(); n != 2 {
-				t.Errorf("%s then %s: %d compilations, want 2", order[0].raw, order[1].raw, n)
-			}
-		}
+		})
 	}
 }
 
@@ -247,10 +251,12 @@ func TestCanonical(t *testing.T) {
 		{`{"a":{"c":"d","b":"e"}}`, `{"a":{"b":"e","c":"d"}}`},
 		{`{"\u00e9":"\u0041"}`, `{"é":"A"}`},
 	}
-	for _, p := range equal {
-		if a, b := canon(p[0]), canon(p[1]); a != b {
-			t.Errorf("%s and %s: canonical forms %s and %s differ", p[0], p[1], a, b)
-		}
+	for i, p := range equal {
+		t.Run(fmt.Sprintf("equal-%d", i), func(t *testing.T) {
+			if a, b := canon(p[0]), canon(p[1]); a != b {
+				t.Errorf("%s and %s: canonical forms %s and %s differ", p[0], p[1], a, b)
+			}
+		})
 	}
 	different := [][2]string{
 		{`{"a":"x","b":"y"}`, `{"a":"x\",\"b\":\"y"}`},
@@ -266,9 +272,11 @@ func TestCanonical(t *testing.T) {
 		{`{"a":[[]]}`, `{"a":[]}`},
 		{`{"a":"\u0000"}`, `{"a":""}`},
 	}
-	for _, p := range different {
-		if a, b := canon(p[0]), canon(p[1]); a == b {
-			t.Errorf("%s and %s: the same canonical form %s", p[0], p[1], a)
-		}
+	for i, p := range different {
+		t.Run(fmt.Sprintf("different-%d", i), func(t *testing.T) {
+			if a, b := canon(p[0]), canon(p[1]); a == b {
+				t.Errorf("%s and %s: the same canonical form %s", p[0], p[1], a)
+			}
+		})
 	}
 }

@@ -40,13 +40,15 @@ func TestDecodeDuplicates(t *testing.T) {
 	// As deep as encoding/json decodes, a repeated name at the bottom.
 	deep := strings.Repeat(`{"a":`, 9999) + `{"b":1,"b":2}` + strings.Repeat(`}`, 9999)
 	tests = append(tests, struct{ doc, want string }{deep, `duplicate key "b" at ` + strings.Repeat(`/a`, 9999)})
-	for _, tt := range tests {
-		_, err := decode([]byte(tt.doc))
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("decode(%.60s) = %v, want %q", tt.doc, err, tt.want)
-		}
+	for i, tt := range tests {
+		t.Run(fmt.Sprintf("duplicate-%d", i), func(t *testing.T) {
+			_, err := decode([]byte(tt.doc))
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("decode(%.60s) = %v, want %q", tt.doc, err, tt.want)
+			}
+		})
 	}
-	for _, doc := range []string{
+	for i, doc := range []string{
 		`{"a":1,"b":{"a":1},"c":[{"a":1},{"a":1}]}`, // the same name in different objects
 		`{"a":1,"A":2,"a ":3,"\u0062":4}`,
 		many(`"k40":0`),
@@ -54,9 +56,11 @@ func TestDecodeDuplicates(t *testing.T) {
 		" \t\r\n{ \"a\" : [ 1 , 2 ] , \"b\" : { } } ",
 		`[1e400,-1E-400,1e+308,0.5e-3,true,false,null,"\ud83d\ude00"]`,
 	} {
-		if _, err := decode([]byte(doc)); err != nil {
-			t.Errorf("decode(%.60s): %v", doc, err)
-		}
+		t.Run(fmt.Sprintf("unique-%d", i), func(t *testing.T) {
+			if _, err := decode([]byte(doc)); err != nil {
+				t.Errorf("decode(%.60s): %v", doc, err)
+			}
+		})
 	}
 }
 

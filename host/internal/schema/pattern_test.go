@@ -2,8 +2,11 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,15 +43,20 @@ func readPortableTable(tb testing.TB) portableTable {
 
 func TestCheckPattern(t *testing.T) {
 	table := readPortableTable(t)
-	for _, p := range table.Patterns.Portable {
-		if err := checkPattern(p); err != nil {
-			t.Errorf("checkPattern(%q) = %v, want nil", p, err)
-		}
+	for i, p := range table.Patterns.Portable {
+		t.Run(fmt.Sprintf("portable-%d", i), func(t *testing.T) {
+			if err := checkPattern(p); err != nil {
+				t.Errorf("checkPattern(%q) = %v, want nil", p, err)
+			}
+		})
 	}
-	for p, want := range table.Patterns.Refused {
-		if err := checkPattern(p); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("checkPattern(%q) = %v, want an error containing %q", p, err, want)
-		}
+	for i, p := range slices.Sorted(maps.Keys(table.Patterns.Refused)) {
+		t.Run(fmt.Sprintf("refused-%d", i), func(t *testing.T) {
+			want := table.Patterns.Refused[p]
+			if err := checkPattern(p); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("checkPattern(%q) = %v, want an error containing %q", p, err, want)
+			}
+		})
 	}
 }
 

@@ -10,14 +10,18 @@ import (
 func TestPortableSchemas(t *testing.T) {
 	table := readPortableTable(t)
 	for name, raw := range table.Schemas.Portable {
-		if _, err := Compile(raw); err != nil {
-			t.Errorf("%s: Compile = %v, want success", name, err)
-		}
+		t.Run(name, func(t *testing.T) {
+			if _, err := Compile(raw); err != nil {
+				t.Errorf("%s: Compile = %v, want success", name, err)
+			}
+		})
 	}
 	for name, c := range table.Schemas.Refused {
-		if _, err := Compile(c.Schema); err == nil || !strings.Contains(err.Error(), c.Error) {
-			t.Errorf("%s: Compile = %v, want an error containing %q", name, err, c.Error)
-		}
+		t.Run(name, func(t *testing.T) {
+			if _, err := Compile(c.Schema); err == nil || !strings.Contains(err.Error(), c.Error) {
+				t.Errorf("%s: Compile = %v, want an error containing %q", name, err, c.Error)
+			}
+		})
 	}
 }
 

@@ -47,15 +47,17 @@ func TestValidate(t *testing.T) {
 		{`{"name":1,"name":"x"}`, `duplicate key "name" at (root)`},
 		{`{"name":"x","tags":[{"a":1,"a":2}]}`, `duplicate key "a" at /tags/0`},
 	}
-	for _, tt := range tests {
-		err := s.Validate(json.RawMessage(tt.doc))
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("Validate(%s) = %q, want %q", tt.doc, got, tt.want)
-		}
+	for i, tt := range tests {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			err := s.Validate(json.RawMessage(tt.doc))
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("Validate(%s) = %q, want %q", tt.doc, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -105,27 +107,31 @@ func TestDialects(t *testing.T) {
 	if err == nil || err.Error() != "at /0: got string, want integer" {
 		t.Errorf("draft-07 array items: %v", err)
 	}
-	for _, draft := range []string{
+	for i, draft := range []string{
 		"http://json-schema.org/draft-07/schema#",
 		"http://json-schema.org/draft-07/schema",
 		"https://json-schema.org/draft-07/schema#",
 		"https://json-schema.org/draft/2020-12/schema",
 		"https://json-schema.org/draft/2020-12/schema#",
 	} {
-		mustCompile(t, fmt.Sprintf(`{"$schema":%q,"type":"object"}`, draft))
+		t.Run(fmt.Sprintf("accepted-%d", i), func(t *testing.T) {
+			mustCompile(t, fmt.Sprintf(`{"$schema":%q,"type":"object"}`, draft))
+		})
 	}
 	// Drafts the host knows but ajv, the TypeScript SDK's validator, reads
 	// as draft-07 (draft-04's boolean exclusiveMaximum makes it throw).
-	for _, draft := range []string{
+	for i, draft := range []string{
 		"http://json-schema.org/draft-04/schema#",
 		"http://json-schema.org/draft-06/schema#",
 		"https://json-schema.org/draft/2019-09/schema",
 		"https://json-schema.org/schema",
 	} {
-		_, err := schema.Compile(json.RawMessage(fmt.Sprintf(`{"$schema":%q,"type":"object"}`, draft)))
-		if err == nil || !strings.Contains(err.Error(), "at /$schema: got") {
-			t.Errorf("$schema %s: %v, want it refused", draft, err)
-		}
+		t.Run(fmt.Sprintf("refused-%d", i), func(t *testing.T) {
+			_, err := schema.Compile(json.RawMessage(fmt.Sprintf(`{"$schema":%q,"type":"object"}`, draft)))
+			if err == nil || !strings.Contains(err.Error(), "at /$schema: got") {
+				t.Errorf("$schema %s: %v, want it refused", draft, err)
+			}
+		})
 	}
 }
 
@@ -141,11 +147,13 @@ func TestCompileErrors(t *testing.T) {
 		{`{"type":`, "schema is not valid JSON"},
 		{`{"type":"object","properties":{"a":{"type":"string","type":"number"}}}`, `schema: duplicate key "type" at /properties/a`},
 	}
-	for _, tt := range tests {
-		_, err := schema.Compile(json.RawMessage(tt.schema))
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Compile(%s) = %v, want an error containing %q", tt.schema, err, tt.want)
-		}
+	for i, tt := range tests {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, err := schema.Compile(json.RawMessage(tt.schema))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Compile(%s) = %v, want an error containing %q", tt.schema, err, tt.want)
+			}
+		})
 	}
 }
 
@@ -173,10 +181,12 @@ func TestConcurrentValidate(t *testing.T) {
 // small numbers are not.
 func TestNumberRange(t *testing.T) {
 	s := mustCompile(t, `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}}}`)
-	for _, doc := range []string{`{"a":[1e400,-1E-400,1e+308,0.5e-3]}`, `{"a":[` + strings.Repeat("9", 1000) + `]}`} {
-		if err := s.Validate(json.RawMessage(doc)); err != nil && strings.Contains(err.Error(), "out of range") {
-			t.Errorf("Validate(%.40s): %v", doc, err)
-		}
+	for i, doc := range []string{`{"a":[1e400,-1E-400,1e+308,0.5e-3]}`, `{"a":[` + strings.Repeat("9", 1000) + `]}`} {
+		t.Run(fmt.Sprintf("in-range-%d", i), func(t *testing.T) {
+			if err := s.Validate(json.RawMessage(doc)); err != nil && strings.Contains(err.Error(), "out of range") {
+				t.Errorf("Validate(%.40s): %v", doc, err)
+			}
+		})
 	}
 	tests := []struct{ doc, want string }{
 		{`{"a":[1,1e999999]}`, "at /a/1: number 1e999999 is out of range (exponent beyond ±400)"},
@@ -185,11 +195,13 @@ func TestNumberRange(t *testing.T) {
 		{`1e99999999999999999999`, "at (root): number 1e99999999999999999999 is out of range (exponent beyond ±400)"},
 		{`[1e` + strings.Repeat("1", 40) + `]`, "at /0: number 1e" + strings.Repeat("1", 30) + "... is out of range"},
 	}
-	for _, tt := range tests {
-		err := s.Validate(json.RawMessage(tt.doc))
-		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("Validate(%s) = %v, want %q", tt.doc, err, tt.want)
-		}
+	for i, tt := range tests {
+		t.Run(fmt.Sprintf("out-of-range-%d", i), func(t *testing.T) {
+			err := s.Validate(json.RawMessage(tt.doc))
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("Validate(%s) = %v, want %q", tt.doc, err, tt.want)
+			}
+		})
 	}
 	_, err := schema.Compile(json.RawMessage(`{"type":"object","properties":{"s":{"type":"string","minLength":1e999999}}}`))
 	if want := "schema: at /properties/s/minLength: number 1e999999 is out of range"; err == nil || !strings.HasPrefix(err.Error(), want) {
@@ -225,10 +237,12 @@ func TestObjectType(t *testing.T) {
 		{`{}`, false},
 		{`true`, false},
 	}
-	for _, tt := range tests {
-		if got := mustCompile(t, tt.raw).ObjectType(); got != tt.want {
-			t.Errorf("Compile(%s).ObjectType() = %v, want %v", tt.raw, got, tt.want)
-		}
+	for i, tt := range tests {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if got := mustCompile(t, tt.raw).ObjectType(); got != tt.want {
+				t.Errorf("Compile(%s).ObjectType() = %v, want %v", tt.raw, got, tt.want)
+			}
+		})
 	}
 }
 

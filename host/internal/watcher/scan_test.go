@@ -31,9 +31,11 @@ func TestDefaultMatch(t *testing.T) {
 		"echo.wasm-go-tmp-umask": false, // go build's probe
 		".echo.wasm.Xa9z3Q":      false, // rsync temp
 	} {
-		if got := DefaultMatch(name); got != want {
-			t.Errorf("DefaultMatch(%q) = %v, want %v", name, got, want)
-		}
+		t.Run(name, func(t *testing.T) {
+			if got := DefaultMatch(name); got != want {
+				t.Errorf("DefaultMatch(%q) = %v, want %v", name, got, want)
+			}
+		})
 	}
 }
 
