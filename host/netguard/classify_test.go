@@ -72,13 +72,15 @@ func TestRegistry(t *testing.T) {
 	rows := map[string]bool{}
 	for _, r := range registryRows {
 		rows[netip.MustParsePrefix(r.block).String()] = true
-		addr := netip.MustParseAddr(r.addr)
-		if !netip.MustParsePrefix(r.block).Contains(addr) && !addr.Is4In6() {
-			t.Errorf("%s is not in %s", r.addr, r.block)
-		}
-		if got := Classify(addr); got != r.want {
-			t.Errorf("%s (%s, globally reachable %q): Classify = %q, want %q", r.addr, r.block, r.reachable, got, r.want)
-		}
+		t.Run(r.addr, func(t *testing.T) {
+			addr := netip.MustParseAddr(r.addr)
+			if !netip.MustParsePrefix(r.block).Contains(addr) && !addr.Is4In6() {
+				t.Errorf("%s is not in %s", r.addr, r.block)
+			}
+			if got := Classify(addr); got != r.want {
+				t.Errorf("%s (%s, globally reachable %q): Classify = %q, want %q", r.addr, r.block, r.reachable, got, r.want)
+			}
+		})
 	}
 	for _, b := range registry {
 		if !rows[b.prefix.String()] {
@@ -116,9 +118,11 @@ func TestEmbeddedIPv4(t *testing.T) {
 		"2001:0:4136:e378:8000:63bf:3fff:fdd2": "Teredo, embedding documentation (TEST-NET-1) 192.0.2.45 as its client",
 		"2001:0:a9fe:a9fe::ffff:ffff":          "Teredo, embedding link-local 169.254.169.254 as its server, embedding this host on this network 0.0.0.0 as its client",
 	} {
-		if got := Classify(netip.MustParseAddr(addr)); got != want {
-			t.Errorf("Classify(%s) = %q, want %q", addr, got, want)
-		}
+		t.Run(addr, func(t *testing.T) {
+			if got := Classify(netip.MustParseAddr(addr)); got != want {
+				t.Errorf("Classify(%s) = %q, want %q", addr, got, want)
+			}
+		})
 	}
 }
 
@@ -141,9 +145,11 @@ func TestUnlisted(t *testing.T) {
 		"2001:1ff:ffff::1":  "IETF protocol assignments",
 		"2001:200::1":       "",
 	} {
-		if got := Classify(netip.MustParseAddr(addr)); got != want {
-			t.Errorf("Classify(%s) = %q, want %q", addr, got, want)
-		}
+		t.Run(addr, func(t *testing.T) {
+			if got := Classify(netip.MustParseAddr(addr)); got != want {
+				t.Errorf("Classify(%s) = %q, want %q", addr, got, want)
+			}
+		})
 	}
 	if got := Classify(netip.Addr{}); got != "invalid" {
 		t.Errorf("the zero Addr: %q", got)

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"encoding/pem"
+	"fmt"
 	"net/http/httptest"
 	"net/netip"
 	"os"
@@ -113,7 +114,7 @@ func TestNetParseErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "empty.pem"), []byte("nothing"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ doc, want string }{
+	for i, c := range []struct{ doc, want string }{
 		{`{"defaults": {"net": ["example.com"]}}`, "origin"},
 		{`{"defaults": {"net": ["http://2130706433"]}}`, "dotted decimal"},
 		{`{"defaults": {"headers": {"*": {"A": "b"}}}}`, "every origin"},
@@ -128,10 +129,12 @@ func TestNetParseErrors(t *testing.T) {
 		{`{"defaults": {"maxRequests": -1}}`, "maxRequests"},
 		{`{"defaults": {"net": "https://a.com"}}`, "cannot unmarshal"},
 	} {
-		_, err := policy.Parse([]byte(c.doc), dir)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want one containing %q", c.doc, err, c.want)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, err := policy.Parse([]byte(c.doc), dir)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: error %v, want one containing %q", c.doc, err, c.want)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 func TestParseOrigin(t *testing.T) {
-	for _, c := range []struct {
+	for i, c := range []struct {
 		in   string
 		want policy.Origin
 		text string
@@ -26,12 +27,14 @@ func TestParseOrigin(t *testing.T) {
 		{"http://[2001:DB8::1]:81", policy.Origin{Scheme: "http", Host: "2001:db8::1", Port: 81}, "http://[2001:db8::1]:81"},
 		{"http://my_host.internal", policy.Origin{Scheme: "http", Host: "my_host.internal", Port: 80}, "http://my_host.internal"},
 	} {
-		got, err := policy.ParseOrigin(c.in)
-		if err != nil || got != c.want || got.String() != c.text {
-			t.Errorf("ParseOrigin(%q) = %+v (%s), %v; want %+v (%s)", c.in, got, got, err, c.want, c.text)
-		}
+		t.Run(fmt.Sprintf("ok-%d", i), func(t *testing.T) {
+			got, err := policy.ParseOrigin(c.in)
+			if err != nil || got != c.want || got.String() != c.text {
+				t.Errorf("ParseOrigin(%q) = %+v (%s), %v; want %+v (%s)", c.in, got, got, err, c.want, c.text)
+			}
+		})
 	}
-	for _, bad := range []string{
+	for i, bad := range []string{
 		"", "example.com", "ftp://example.com", "file:///etc/passwd", "https://", "https://user@example.com",
 		"https://example.com/path", "https://example.com?q", "https://example.com#f", "https://example.com:0",
 		"https://example.com:65536", "https://example.com:", "https://*.127.0.0.1", "https://a.*.example.com",
@@ -39,9 +42,11 @@ func TestParseOrigin(t *testing.T) {
 		"http://[::ffff:127.0.0.1]", "http://[fe80::1%25eth0]", "https://exämple.com", "https://a..b",
 		"https://" + strings.Repeat("a", 64) + ".com", "http:example.com", "**",
 	} {
-		if o, err := policy.ParseOrigin(bad); err == nil {
-			t.Errorf("ParseOrigin(%q) = %+v, want an error", bad, o)
-		}
+		t.Run(fmt.Sprintf("bad-%d", i), func(t *testing.T) {
+			if o, err := policy.ParseOrigin(bad); err == nil {
+				t.Errorf("ParseOrigin(%q) = %+v, want an error", bad, o)
+			}
+		})
 	}
 }
 
@@ -49,24 +54,28 @@ func TestParseOrigin(t *testing.T) {
 // another one are refused as ambiguous; other malformed hosts are not
 // ambiguous, only invalid.
 func TestURLOriginRefusesAmbiguousHosts(t *testing.T) {
-	for _, s := range []string{
+	for i, s := range []string{
 		"http://2130706433/", "http://0x7f.1/", "http://017700000001/", "http://127.1/", "http://0x7f000001/",
 		"http://127.0.0.1.1/", "http://[::ffff:127.0.0.1]/", "http://[::ffff:7f00:1]:8080/", "http://[fe80::1%25eth0]/",
 		"http://169.254.169.254.0x0/", "http://1.2.3.08/",
 	} {
-		u, err := url.Parse(s)
-		if err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-		if o, err := policy.URLOrigin(u); !errors.Is(err, policy.ErrAmbiguousHost) {
-			t.Errorf("URLOrigin(%s) = %+v, %v; want ErrAmbiguousHost", s, o, err)
-		}
+		t.Run(fmt.Sprintf("ambiguous-%d", i), func(t *testing.T) {
+			u, err := url.Parse(s)
+			if err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+			if o, err := policy.URLOrigin(u); !errors.Is(err, policy.ErrAmbiguousHost) {
+				t.Errorf("URLOrigin(%s) = %+v, %v; want ErrAmbiguousHost", s, o, err)
+			}
+		})
 	}
-	for _, s := range []string{"file:///etc/passwd", "http:///x", "http:example.com", "gopher://example.com/"} {
-		u, _ := url.Parse(s)
-		if _, err := policy.URLOrigin(u); err == nil || errors.Is(err, policy.ErrAmbiguousHost) {
-			t.Errorf("URLOrigin(%s): %v, want an error other than ErrAmbiguousHost", s, err)
-		}
+	for i, s := range []string{"file:///etc/passwd", "http:///x", "http:example.com", "gopher://example.com/"} {
+		t.Run(fmt.Sprintf("other-%d", i), func(t *testing.T) {
+			u, _ := url.Parse(s)
+			if _, err := policy.URLOrigin(u); err == nil || errors.Is(err, policy.ErrAmbiguousHost) {
+				t.Errorf("URLOrigin(%s): %v, want an error other than ErrAmbiguousHost", s, err)
+			}
+		})
 	}
 	u, _ := url.Parse("https://API.example.com:443/a?b#c")
 	if o, err := policy.URLOrigin(u); err != nil || o.String() != "https://api.example.com" {
@@ -83,7 +92,7 @@ func TestCoversAndIntersect(t *testing.T) {
 		}
 		return v
 	}
-	for _, c := range []struct {
+	for i, c := range []struct {
 		a, b   string
 		covers bool
 	}{
@@ -103,11 +112,13 @@ func TestCoversAndIntersect(t *testing.T) {
 		{"https://*.example.com", "http://api.example.com", false},
 		{"http://127.0.0.1:8080", "http://127.0.0.1:8081", false},
 	} {
-		if got := o(c.a).Covers(o(c.b)); got != c.covers {
-			t.Errorf("%s covers %s = %v", c.a, c.b, got)
-		}
+		t.Run(fmt.Sprintf("covers-%d", i), func(t *testing.T) {
+			if got := o(c.a).Covers(o(c.b)); got != c.covers {
+				t.Errorf("%s covers %s = %v", c.a, c.b, got)
+			}
+		})
 	}
-	for _, c := range []struct{ a, b, want string }{
+	for i, c := range []struct{ a, b, want string }{
 		{"*", "https://api.github.com", "https://api.github.com"},
 		{"https://api.github.com", "*", "https://api.github.com"},
 		{"*", "*", "*"},
@@ -116,10 +127,12 @@ func TestCoversAndIntersect(t *testing.T) {
 		{"https://*.a.example.com", "https://*.b.example.com", ""},
 		{"https://example.com", "http://example.com", ""},
 	} {
-		got, ok := o(c.a).Intersect(o(c.b))
-		if (c.want == "") == ok || (ok && got.String() != c.want) {
-			t.Errorf("%s ∩ %s = %s, %v; want %q", c.a, c.b, got, ok, c.want)
-		}
+		t.Run(fmt.Sprintf("intersect-%d", i), func(t *testing.T) {
+			got, ok := o(c.a).Intersect(o(c.b))
+			if (c.want == "") == ok || (ok && got.String() != c.want) {
+				t.Errorf("%s ∩ %s = %s, %v; want %q", c.a, c.b, got, ok, c.want)
+			}
+		})
 	}
 }
 

@@ -97,10 +97,12 @@ func TestParseErrors(t *testing.T) {
 		`{"plugins": {"a": {"env": ["=x"]}}}`:                           "environment variable",
 		`{} {}`:                                                         "more than one",
 	} {
-		_, err := policy.Parse([]byte(doc), dir)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: error %v, want one with %q", doc, err, want)
-		}
+		t.Run(want, func(t *testing.T) {
+			_, err := policy.Parse([]byte(doc), dir)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %v, want one with %q", doc, err, want)
+			}
+		})
 	}
 }
 
