@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,9 +34,11 @@ func TestLoadLockSha256sum(t *testing.T) {
 		"plugins/d.wasm":    "delta", // and the caller's directory does not matter
 		"/srv/tools/a.wasm": "alpha",
 	} {
-		if err := l.Allows(name, digest(content)); err != nil {
-			t.Errorf("Allows(%s): %v", name, err)
-		}
+		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+			if err := l.Allows(name, digest(content)); err != nil {
+				t.Errorf("Allows(%s): %v", name, err)
+			}
+		})
 	}
 }
 
@@ -45,9 +48,11 @@ func TestLockRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"v1", "v2"} {
-		if err := l.Allows("a.wasm", digest(v)); err != nil {
-			t.Errorf("Allows(a.wasm, %s): %v", v, err)
-		}
+		t.Run(v, func(t *testing.T) {
+			if err := l.Allows("a.wasm", digest(v)); err != nil {
+				t.Errorf("Allows(a.wasm, %s): %v", v, err)
+			}
+		})
 	}
 	d3 := digest("v3")
 	err = l.Allows("dir/a.wasm", d3)
@@ -116,11 +121,13 @@ func TestParseLockFormat(t *testing.T) {
 		{`\` + hex64 + `  a\t.wasm`, `line 1: file name "a\\t.wasm" has an unknown escape \t`},
 		{`\` + hex64 + `  a.wasm\`, "line 1: file name \"a.wasm\\\\\" ends with a lone backslash"},
 	}
-	for _, tt := range bad {
-		_, err := trust.ParseLock([]byte(tt.text))
-		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("ParseLock(%q) = %v, want %q", tt.text, err, tt.want)
-		}
+	for i, tt := range bad {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, err := trust.ParseLock([]byte(tt.text))
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("ParseLock(%q) = %v, want %q", tt.text, err, tt.want)
+			}
+		})
 	}
 }
 
@@ -136,14 +143,16 @@ func TestLockLine(t *testing.T) {
 		`\be9d587defa1f0c09ef49eb17e206983a5f8f8289e4281860bd0ee5a19592c67  back\\slash.wasm`+"\n"; got != want {
 		t.Errorf("LockLine = %q, want %q", got, want)
 	}
-	for _, name := range []string{"a.wasm", `b\c.wasm`, "d\ne.wasm", "f\rg.wasm", "h i.wasm", "é.wasm"} {
-		l, err := trust.ParseLock([]byte(trust.LockLine(name, []byte(name))))
-		if err != nil {
-			t.Errorf("%q: %v", name, err)
-			continue
-		}
-		if err := l.Allows(name, digest(name)); err != nil {
-			t.Errorf("%q: %v", name, err)
-		}
+	for i, name := range []string{"a.wasm", `b\c.wasm`, "d\ne.wasm", "f\rg.wasm", "h i.wasm", "é.wasm"} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			l, err := trust.ParseLock([]byte(trust.LockLine(name, []byte(name))))
+			if err != nil {
+				t.Errorf("%q: %v", name, err)
+				return
+			}
+			if err := l.Allows(name, digest(name)); err != nil {
+				t.Errorf("%q: %v", name, err)
+			}
+		})
 	}
 }

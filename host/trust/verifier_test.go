@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,10 +62,12 @@ func TestParseKeys(t *testing.T) {
 		{base64.StdEncoding.EncodeToString(pub1)[:43], "line 1: "},
 		{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5", `line 1: "ssh-ed25519" is not`},
 	}
-	for _, tt := range bad {
-		if _, err := trust.ParseKeys([]byte(tt.text)); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("ParseKeys(%q) = %v, want %q", tt.text, err, tt.want)
-		}
+	for i, tt := range bad {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if _, err := trust.ParseKeys([]byte(tt.text)); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("ParseKeys(%q) = %v, want %q", tt.text, err, tt.want)
+			}
+		})
 	}
 	if _, err := trust.LoadKeys(filepath.Join(t.TempDir(), "none")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadKeys(missing) = %v", err)
@@ -255,7 +258,7 @@ func TestPrivateKeyPEM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
+	for i, tt := range []struct {
 		data []byte
 		want string
 	}{
@@ -264,8 +267,10 @@ func TestPrivateKeyPEM(t *testing.T) {
 		{[]byte("not PEM"), "parse private key: no PEM PRIVATE KEY block"},
 		{pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: []byte{1, 2}}), "parse private key: "},
 	} {
-		if _, err := trust.ParsePrivateKey(tt.data); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("ParsePrivateKey = %v, want %q", err, tt.want)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if _, err := trust.ParsePrivateKey(tt.data); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("ParsePrivateKey = %v, want %q", err, tt.want)
+			}
+		})
 	}
 }
