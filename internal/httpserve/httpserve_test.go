@@ -3,6 +3,7 @@ package httpserve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -31,15 +32,19 @@ func TestListenAddress(t *testing.T) {
 		"example.org:443":  "example.org:443",
 		"192.168.1.5:8931": "192.168.1.5:8931",
 	} {
-		got, err := ListenAddress(in)
-		if err != nil || got != want {
-			t.Errorf("ListenAddress(%q) = %q, %v; want %q", in, got, err, want)
-		}
+		t.Run(in, func(t *testing.T) {
+			got, err := ListenAddress(in)
+			if err != nil || got != want {
+				t.Errorf("ListenAddress(%q) = %q, %v; want %q", in, got, err, want)
+			}
+		})
 	}
 	for _, in := range []string{"", "localhost", "host:", "host:http", ":65536", "99999", "1:2:3"} {
-		if got, err := ListenAddress(in); err == nil {
-			t.Errorf("ListenAddress(%q) = %q, want an error", in, got)
-		}
+		t.Run(in, func(t *testing.T) {
+			if got, err := ListenAddress(in); err == nil {
+				t.Errorf("ListenAddress(%q) = %q, want an error", in, got)
+			}
+		})
 	}
 }
 
@@ -50,14 +55,16 @@ func TestIsLoopback(t *testing.T) {
 		"0.0.0.0": false, "::": false, "": false, "10.0.0.1": false, "example.org": false,
 		"localhost.example.org": false, "127.0.0.1.nip.io": false,
 	} {
-		if got := IsLoopback(host); got != want {
-			t.Errorf("IsLoopback(%q) = %v, want %v", host, got, want)
-		}
+		t.Run(host, func(t *testing.T) {
+			if got := IsLoopback(host); got != want {
+				t.Errorf("IsLoopback(%q) = %v, want %v", host, got, want)
+			}
+		})
 	}
 }
 
 func TestCheckExposure(t *testing.T) {
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		addr           string
 		auth, insecure bool
 		refused        bool
@@ -72,38 +79,44 @@ func TestCheckExposure(t *testing.T) {
 		{"0.0.0.0:8931", true, false, false},
 		{"0.0.0.0:8931", false, true, false},
 	} {
-		err := CheckExposure(tc.addr, tc.auth, tc.insecure)
-		if refused := errors.Is(err, ErrExposed); refused != tc.refused {
-			t.Errorf("CheckExposure(%s, auth=%v, insecure=%v) = %v; want refused=%v", tc.addr, tc.auth, tc.insecure, err, tc.refused)
-		}
-		if tc.refused && err != nil {
-			for _, hint := range []string{"--token-file", "--token-env", "--insecure-no-auth", tc.addr} {
-				if !strings.Contains(err.Error(), hint) {
-					t.Errorf("refusal %q does not mention %s", err, hint)
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			err := CheckExposure(tc.addr, tc.auth, tc.insecure)
+			if refused := errors.Is(err, ErrExposed); refused != tc.refused {
+				t.Errorf("CheckExposure(%s, auth=%v, insecure=%v) = %v; want refused=%v", tc.addr, tc.auth, tc.insecure, err, tc.refused)
+			}
+			if tc.refused && err != nil {
+				for _, hint := range []string{"--token-file", "--token-env", "--insecure-no-auth", tc.addr} {
+					if !strings.Contains(err.Error(), hint) {
+						t.Errorf("refusal %q does not mention %s", err, hint)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
 func TestNormalizeOrigin(t *testing.T) {
-	for in, want := range map[string]string{
-		"http://localhost:6274":   "http://localhost:6274",
-		"HTTP://LocalHost:6274/":  "http://localhost:6274",
-		"http://example.org:80":   "http://example.org",
-		"https://example.org:443": "https://example.org",
-		"https://[::1]:443":       "https://[::1]",
-		"https://[::1]:8443":      "https://[::1]:8443",
+	for i, tc := range []struct{ in, want string }{
+		{"http://localhost:6274", "http://localhost:6274"},
+		{"HTTP://LocalHost:6274/", "http://localhost:6274"},
+		{"http://example.org:80", "http://example.org"},
+		{"https://example.org:443", "https://example.org"},
+		{"https://[::1]:443", "https://[::1]"},
+		{"https://[::1]:8443", "https://[::1]:8443"},
 	} {
-		got, err := NormalizeOrigin(in)
-		if err != nil || got != want {
-			t.Errorf("NormalizeOrigin(%q) = %q, %v; want %q", in, got, err, want)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			got, err := NormalizeOrigin(tc.in)
+			if err != nil || got != tc.want {
+				t.Errorf("NormalizeOrigin(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
 	}
-	for _, in := range []string{"null", "", "localhost:6274", "file:///x", "http://a/b", "http://a?x", "http://u@a"} {
-		if got, err := NormalizeOrigin(in); err == nil {
-			t.Errorf("NormalizeOrigin(%q) = %q, want an error", in, got)
-		}
+	for i, in := range []string{"null", "", "localhost:6274", "file:///x", "http://a/b", "http://a?x", "http://u@a"} {
+		t.Run(fmt.Sprintf("bad-%d", i), func(t *testing.T) {
+			if got, err := NormalizeOrigin(in); err == nil {
+				t.Errorf("NormalizeOrigin(%q) = %q, want an error", in, got)
+			}
+		})
 	}
 }
 

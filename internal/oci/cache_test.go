@@ -79,16 +79,18 @@ func TestFetcherNamesByRepository(t *testing.T) {
 	}
 	f := &oci.Fetcher{Client: c, Cache: cache}
 	for _, name := range []string{"echo", "echo2"} {
-		ref := reg.Ref("team/"+name, "v1")
-		if _, err := c.Push(ctx, ref, echoWasm(t), nil); err != nil {
-			t.Fatal(err)
-		}
-		got, err := f.Fetch(ctx, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Name != name || filepath.Base(got.Path) != name+".wasm" {
-			t.Errorf("%s: fetched as %s at %s", ref, got.Name, got.Path)
-		}
+		t.Run(name, func(t *testing.T) {
+			ref := reg.Ref("team/"+name, "v1")
+			if _, err := c.Push(ctx, ref, echoWasm(t), nil); err != nil {
+				t.Fatal(err)
+			}
+			got, err := f.Fetch(ctx, ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Name != name || filepath.Base(got.Path) != name+".wasm" {
+				t.Errorf("%s: fetched as %s at %s", ref, got.Name, got.Path)
+			}
+		})
 	}
 }

@@ -54,14 +54,14 @@ func guarded(t *testing.T, names egresstest.Resolver) (*fakeRegistry, oci.Refere
 // the refusal says: the metadata address, names resolving to it, to a
 // private address and to loopback, the registry's own address on another
 // port, an address embedding the metadata address.
-func refusedTargets(sink *egresstest.Server) []struct{ url, want string } {
-	return []struct{ url, want string }{
-		{"http://169.254.169.254/latest/meta-data/", "169.254.169.254 is not a public address (link-local)"},
-		{"http://metadata.test/computeMetadata/v1/", "metadata.test resolves to 169.254.169.254, which is not a public address (link-local)"},
-		{"http://private.test/", "private.test resolves to 10.1.2.3, which is not a public address (private-use)"},
-		{"http://sink.test:" + sink.Port + "/", "sink.test resolves to 127.0.0.1, which is not a public address (loopback)"},
-		{sink.URL + "/", "127.0.0.1 is not a public address (loopback)"},
-		{"http://[::ffff:0:a9fe:a9fe]/", "::ffff:0:a9fe:a9fe is not a public address (IPv4-translated (SIIT), embedding link-local 169.254.169.254)"},
+func refusedTargets(sink *egresstest.Server) []struct{ name, url, want string } {
+	return []struct{ name, url, want string }{
+		{"metadata", "http://169.254.169.254/latest/meta-data/", "169.254.169.254 is not a public address (link-local)"},
+		{"metadata name", "http://metadata.test/computeMetadata/v1/", "metadata.test resolves to 169.254.169.254, which is not a public address (link-local)"},
+		{"private name", "http://private.test/", "private.test resolves to 10.1.2.3, which is not a public address (private-use)"},
+		{"loopback name", "http://sink.test:" + sink.Port + "/", "sink.test resolves to 127.0.0.1, which is not a public address (loopback)"},
+		{"loopback", sink.URL + "/", "127.0.0.1 is not a public address (loopback)"},
+		{"SIIT", "http://[::ffff:0:a9fe:a9fe]/", "::ffff:0:a9fe:a9fe is not a public address (IPv4-translated (SIIT), embedding link-local 169.254.169.254)"},
 	}
 }
 
@@ -107,17 +107,21 @@ func TestRegistryRedirectsGuarded(t *testing.T) {
 	d := &redirector{}
 	f.setBefore(d.serve)
 	for _, kind := range []string{"manifests", "blobs"} {
-		for _, tc := range refusedTargets(sink) {
-			d.set(kind, tc.url)
-			_, err := c.Pull(ctx, ref)
-			if err == nil || !strings.Contains(err.Error(), ref.String()) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%s sent to %s: got %v, want an error naming %s saying %q", kind, tc.url, err, ref, tc.want)
+		t.Run(kind, func(t *testing.T) {
+			for _, tc := range refusedTargets(sink) {
+				t.Run(tc.name, func(t *testing.T) {
+					d.set(kind, tc.url)
+					_, err := c.Pull(ctx, ref)
+					if err == nil || !strings.Contains(err.Error(), ref.String()) || !strings.Contains(err.Error(), tc.want) {
+						t.Errorf("%s sent to %s: got %v, want an error naming %s saying %q", kind, tc.url, err, ref, tc.want)
+					}
+				})
 			}
-		}
-		d.set(kind, "self")
-		if _, err := c.Pull(ctx, ref); err != nil {
-			t.Errorf("%s sent back to the registry: %v", kind, err)
-		}
+			d.set(kind, "self")
+			if _, err := c.Pull(ctx, ref); err != nil {
+				t.Errorf("%s sent back to the registry: %v", kind, err)
+			}
+		})
 	}
 	if n := sink.Conns(); n != 0 {
 		t.Errorf("the refused targets had %d connections", n)
@@ -157,11 +161,13 @@ func TestTokenRealmGuarded(t *testing.T) {
 		return true
 	})
 	for _, tc := range refusedTargets(sink) {
-		realm.Store(tc.url + "token")
-		_, err := c.Pull(context.Background(), ref)
-		if err == nil || !strings.Contains(err.Error(), ref.String()) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("realm %stoken: got %v, want an error naming %s saying %q", tc.url, err, ref, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			realm.Store(tc.url + "token")
+			_, err := c.Pull(context.Background(), ref)
+			if err == nil || !strings.Contains(err.Error(), ref.String()) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("realm %stoken: got %v, want an error naming %s saying %q", tc.url, err, ref, tc.want)
+			}
+		})
 	}
 	if n := sink.Conns(); n != 0 {
 		t.Errorf("the refused realms had %d connections", n)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -65,21 +66,24 @@ func TestPushPull(t *testing.T) {
 	if err != nil || again.Digest != desc.Digest {
 		t.Fatalf("second push: %v, %s want %s", err, again.Digest, desc.Digest)
 	}
-	for _, r := range []string{ref, reg.Ref("team/echo", desc.Digest.String())} {
-		parsed, err := oci.ParseReference(r, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := c.Pull(ctx, parsed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a.Wasm, wasm) {
-			t.Errorf("%s: pulled %d bytes, not the %d pushed", r, len(a.Wasm), len(wasm))
-		}
-		if a.Manifest.Digest != desc.Digest || a.Annotations[oci.AnnotationTools] != "echo" {
-			t.Errorf("%s: manifest %s annotations %v", r, a.Manifest.Digest, a.Annotations)
-		}
+	for _, tc := range []struct{ name, ref string }{{"tag", ref}, {"digest", reg.Ref("team/echo", desc.Digest.String())}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.ref
+			parsed, err := oci.ParseReference(r, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := c.Pull(ctx, parsed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Wasm, wasm) {
+				t.Errorf("%s: pulled %d bytes, not the %d pushed", r, len(a.Wasm), len(wasm))
+			}
+			if a.Manifest.Digest != desc.Digest || a.Annotations[oci.AnnotationTools] != "echo" {
+				t.Errorf("%s: manifest %s annotations %v", r, a.Manifest.Digest, a.Annotations)
+			}
+		})
 	}
 
 	// The manifest as the registry stores it: the CNCF Wasm layout.
@@ -254,13 +258,15 @@ func TestPlainHTTPOnlyForLoopback(t *testing.T) {
 		plain bool
 		want  byte
 	}{{false, 0x16}, {true, 'G'}} {
-		c := oci.NewClient(oci.Options{PlainHTTP: tc.plain, Resolver: names, Timeout: 5 * time.Second})
-		if _, err := c.Pull(context.Background(), ref); err == nil {
-			t.Fatal("pulled from a listener that answers nothing")
-		}
-		if b := <-first; b != tc.want {
-			t.Errorf("plain HTTP %v: the first byte is %q, want %q", tc.plain, b, tc.want)
-		}
+		t.Run(fmt.Sprintf("plain=%v", tc.plain), func(t *testing.T) {
+			c := oci.NewClient(oci.Options{PlainHTTP: tc.plain, Resolver: names, Timeout: 5 * time.Second})
+			if _, err := c.Pull(context.Background(), ref); err == nil {
+				t.Fatal("pulled from a listener that answers nothing")
+			}
+			if b := <-first; b != tc.want {
+				t.Errorf("plain HTTP %v: the first byte is %q, want %q", tc.plain, b, tc.want)
+			}
+		})
 	}
 }
 

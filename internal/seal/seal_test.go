@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,14 +38,16 @@ var (
 func TestRoundTrip(t *testing.T) {
 	s := newSealer(t, nil, key1)
 	for _, payload := range [][]byte{nil, []byte("{}"), bytes.Repeat([]byte("x"), 1<<16)} {
-		state := s.Seal(payload, ad)
-		if len(state) != SealedLen(len(payload)) {
-			t.Errorf("state of %d letters, SealedLen says %d", len(state), SealedLen(len(payload)))
-		}
-		got, err := s.Open(state, ad)
-		if err != nil || !bytes.Equal(got, payload) {
-			t.Errorf("Open(Seal(%d bytes)) = %d bytes, %v", len(payload), len(got), err)
-		}
+		t.Run(fmt.Sprintf("%d bytes", len(payload)), func(t *testing.T) {
+			state := s.Seal(payload, ad)
+			if len(state) != SealedLen(len(payload)) {
+				t.Errorf("state of %d letters, SealedLen says %d", len(state), SealedLen(len(payload)))
+			}
+			got, err := s.Open(state, ad)
+			if err != nil || !bytes.Equal(got, payload) {
+				t.Errorf("Open(Seal(%d bytes)) = %d bytes, %v", len(payload), len(got), err)
+			}
+		})
 	}
 	if a, b := s.Seal([]byte("p"), ad), s.Seal([]byte("p"), ad); a == b {
 		t.Error("two seals of one payload are equal: the nonce is not random")
@@ -156,10 +159,12 @@ func TestRotation(t *testing.T) {
 }
 
 func TestBadKeys(t *testing.T) {
-	for _, keys := range [][][]byte{nil, {key1[:16]}, {key1, nil}} {
-		if _, err := New(time.Hour, keys...); err == nil {
-			t.Errorf("New with keys of %d bytes: no error", len(keys))
-		}
+	for i, keys := range [][][]byte{nil, {key1[:16]}, {key1, nil}} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if _, err := New(time.Hour, keys...); err == nil {
+				t.Errorf("New with keys of %d bytes: no error", len(keys))
+			}
+		})
 	}
 	if _, err := New(0, key1); err == nil {
 		t.Error("New with no maximum age: no error")
@@ -172,15 +177,17 @@ func TestParseKeys(t *testing.T) {
 	if err != nil || len(keys) != 2 || !bytes.Equal(keys[0], key1) || !bytes.Equal(keys[1], key2) {
 		t.Errorf("ParseKeys = %x, %v", keys, err)
 	}
-	for text, want := range map[string]string{
-		"":                    "no key",
-		"# only a comment\n":  "no key",
-		std + "\nnot-base64!": "line 2: not base64",
-		base64.StdEncoding.EncodeToString(key1[:16]): "line 1: a key of 16 bytes, want 32",
+	for _, tc := range []struct{ name, text, want string }{
+		{"empty", "", "no key"},
+		{"comment", "# only a comment\n", "no key"},
+		{"not base64", std + "\nnot-base64!", "line 2: not base64"},
+		{"short key", base64.StdEncoding.EncodeToString(key1[:16]), "line 1: a key of 16 bytes, want 32"},
 	} {
-		if _, err := ParseKeys([]byte(text)); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseKeys(%q): %v, want %q", text, err, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := ParseKeys([]byte(tc.text)); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ParseKeys(%q): %v, want %q", tc.text, err, tc.want)
+			}
+		})
 	}
 }
 
