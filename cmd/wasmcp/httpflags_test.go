@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -13,7 +14,7 @@ import (
 
 func TestServeHTTPUsageErrors(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		args []string
 		want string
 	}{
@@ -29,11 +30,13 @@ func TestServeHTTPUsageErrors(t *testing.T) {
 		{[]string{"--rate", "fast"}, `"fast" is not a number`},
 		{[]string{"--concurrency", "-2"}, "must not be negative"},
 	} {
-		args := append([]string{"serve", "--dir", dir}, tc.args...)
-		code, _, errOut := runCLI(args...)
-		if code != 2 || !strings.Contains(errOut, tc.want) {
-			t.Errorf("wasmcp %q: exit %d, stderr:\n%s\nwant exit 2 and %q", args, code, errOut, tc.want)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			args := append([]string{"serve", "--dir", dir}, tc.args...)
+			code, _, errOut := runCLI(args...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("wasmcp %q: exit %d, stderr:\n%s\nwant exit 2 and %q", args, code, errOut, tc.want)
+			}
+		})
 	}
 }
 
@@ -103,7 +106,7 @@ func TestTokenSources(t *testing.T) {
 }
 
 func TestAdmissionDefaults(t *testing.T) {
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		args     []string
 		overHTTP bool
 		rate     float64
@@ -113,20 +116,22 @@ func TestAdmissionDefaults(t *testing.T) {
 		{[]string{"-rate", "0"}, true, 0},
 		{[]string{"-rate", "2.5"}, false, 2.5},
 	} {
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		var a admissionFlags
-		a.register(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatal(err)
-		}
-		adm, err := a.admission(tc.overHTTP)
-		if err != nil || adm.CallerRate != tc.rate {
-			t.Errorf("%q over HTTP=%v: session rate %v, %v; want %v", tc.args, tc.overHTTP, adm.CallerRate, err, tc.rate)
-		}
-		if adm.Concurrency != 8 || adm.Queue != 64 || adm.ToolRate != 0 {
-			t.Errorf("defaults: %+v", adm)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			var a admissionFlags
+			a.register(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			adm, err := a.admission(tc.overHTTP)
+			if err != nil || adm.CallerRate != tc.rate {
+				t.Errorf("%q over HTTP=%v: session rate %v, %v; want %v", tc.args, tc.overHTTP, adm.CallerRate, err, tc.rate)
+			}
+			if adm.Concurrency != 8 || adm.Queue != 64 || adm.ToolRate != 0 {
+				t.Errorf("defaults: %+v", adm)
+			}
+		})
 	}
 }
 

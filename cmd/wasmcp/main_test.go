@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -36,7 +37,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		args []string
 		want string
 	}{
@@ -53,10 +54,12 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"inspect"}, "want one FILE.wasm"},
 		{[]string{"version", "extra"}, `unexpected argument "extra"`},
 	} {
-		code, _, errOut := runCLI(tc.args...)
-		if code != 2 || !strings.Contains(errOut, tc.want) {
-			t.Errorf("wasmcp %q: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.args, code, errOut, tc.want)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			code, _, errOut := runCLI(tc.args...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("wasmcp %q: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.args, code, errOut, tc.want)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/wasmcp/wasmcp/internal/testenv"
 
 	"bytes"
@@ -173,11 +175,13 @@ func TestNewToolchainMissing(t *testing.T) {
 		{"extism-go", "GO", "Install Go"},
 		{"extism-as", "NPM", "sudo apt-get install nodejs npm"},
 	} {
-		dir := newProject(t, tc.lang)
-		out, err := makeCmd(t, dir, tc.variable+"=/nonexistent/"+strings.ToLower(tc.variable))
-		if err == nil || !strings.Contains(out, tc.want) {
-			t.Errorf("%s: make %s=/nonexistent: %v\n%s\nwant a failure saying %q", tc.lang, tc.variable, err, out, tc.want)
-		}
+		t.Run(tc.lang, func(t *testing.T) {
+			dir := newProject(t, tc.lang)
+			out, err := makeCmd(t, dir, tc.variable+"=/nonexistent/"+strings.ToLower(tc.variable))
+			if err == nil || !strings.Contains(out, tc.want) {
+				t.Errorf("%s: make %s=/nonexistent: %v\n%s\nwant a failure saying %q", tc.lang, tc.variable, err, out, tc.want)
+			}
+		})
 	}
 }
 
@@ -229,27 +233,29 @@ func TestNewProjectFiles(t *testing.T) {
 			"README.md":         "--use abort=assembly/index/abort",
 		}},
 	} {
-		dir := newProject(t, tc.lang)
-		for name, want := range tc.files {
-			data, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Errorf("%s: %v", tc.lang, err)
-				continue
+		t.Run(tc.lang, func(t *testing.T) {
+			dir := newProject(t, tc.lang)
+			for name, want := range tc.files {
+				data, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Errorf("%s: %v", tc.lang, err)
+					continue
+				}
+				if !strings.Contains(string(data), want) {
+					t.Errorf("%s: %s lacks %q:\n%s", tc.lang, name, want, data)
+				}
 			}
-			if !strings.Contains(string(data), want) {
-				t.Errorf("%s: %s lacks %q:\n%s", tc.lang, name, want, data)
+			// Nothing else is left beside the project, such as its temporary directory.
+			if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+				t.Errorf("%s: the parent directory holds %d entries, want only the project", tc.lang, len(entries))
 			}
-		}
-		// Nothing else is left beside the project, such as its temporary directory.
-		if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
-			t.Errorf("%s: the parent directory holds %d entries, want only the project", tc.lang, len(entries))
-		}
+		})
 	}
 }
 
 func TestNewUsageErrors(t *testing.T) {
 	parent := t.TempDir()
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		args []string
 		want string
 	}{
@@ -265,11 +271,13 @@ func TestNewUsageErrors(t *testing.T) {
 		{[]string{"new", "--lang", "go", "wc."}, "must not end with '.'"},
 		{[]string{"new", "--lang", "go", "status"}, `NAME "status" is the name of the project's second tool`},
 	} {
-		args := append(tc.args, "--dir", parent)
-		code, _, errOut := runCLI(args...)
-		if code != 2 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "Usage: wasmcp new") {
-			t.Errorf("wasmcp %q: exit %d, stderr:\n%s\nwant exit 2, %q and the usage", args, code, errOut, tc.want)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			args := append(tc.args, "--dir", parent)
+			code, _, errOut := runCLI(args...)
+			if code != 2 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "Usage: wasmcp new") {
+				t.Errorf("wasmcp %q: exit %d, stderr:\n%s\nwant exit 2, %q and the usage", args, code, errOut, tc.want)
+			}
+		})
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
 		t.Errorf("refused commands left %d entries in the parent directory", len(entries))
@@ -331,15 +339,17 @@ func TestGoModDirective(t *testing.T) {
 
 func TestModpath(t *testing.T) {
 	modpath := templateFuncs["modpath"].(func(string) string)
-	for in, want := range map[string]string{
-		"/src/wasmcp":     "/src/wasmcp",
-		"/my src/wasmcp":  `"/my src/wasmcp"`,
-		`/a"b/wasmcp`:     `"/a\"b/wasmcp"`,
-		"/home/x/wasmcp2": "/home/x/wasmcp2",
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "/src/wasmcp", "/src/wasmcp"},
+		{"space", "/my src/wasmcp", `"/my src/wasmcp"`},
+		{"quote", `/a"b/wasmcp`, `"/a\"b/wasmcp"`},
+		{"digit", "/home/x/wasmcp2", "/home/x/wasmcp2"},
 	} {
-		if got := modpath(in); got != want {
-			t.Errorf("modpath(%q) = %s, want %s", in, got, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := modpath(tc.in); got != tc.want {
+				t.Errorf("modpath(%q) = %s, want %s", tc.in, got, tc.want)
+			}
+		})
 	}
 }
 

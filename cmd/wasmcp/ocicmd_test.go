@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -33,14 +34,17 @@ func TestPushPull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []string{ref, reg.Ref("team/echo", digest)} {
-		file := filepath.Join(t.TempDir(), "echo.wasm")
-		if code, _, errOut := runCLI("pull", r, "-o", file); code != 0 {
-			t.Fatalf("pull %s: %s", r, errOut)
-		}
-		if got, _ := os.ReadFile(file); !bytes.Equal(got, want) {
-			t.Errorf("pull %s: %d bytes, not the %d pushed", r, len(got), len(want))
-		}
+	for _, tc := range []struct{ name, ref string }{{"tag", ref}, {"digest", reg.Ref("team/echo", digest)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.ref
+			file := filepath.Join(t.TempDir(), "echo.wasm")
+			if code, _, errOut := runCLI("pull", r, "-o", file); code != 0 {
+				t.Fatalf("pull %s: %s", r, errOut)
+			}
+			if got, _ := os.ReadFile(file); !bytes.Equal(got, want) {
+				t.Errorf("pull %s: %d bytes, not the %d pushed", r, len(got), len(want))
+			}
+		})
 	}
 }
 
@@ -54,7 +58,7 @@ func TestPushPullErrors(t *testing.T) {
 	ln.Close()
 	notWasm := filepath.Join(t.TempDir(), "x.wasm")
 	os.WriteFile(notWasm, []byte("not wasm"), 0o644)
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		args []string
 		code int
 		want string
@@ -66,10 +70,12 @@ func TestPushPullErrors(t *testing.T) {
 		{[]string{"pull", "team/echo", "-o", "x.wasm"}, 1, "names no :tag"},
 		{[]string{"push", echoModule(t)}, 2, "want FILE.wasm REF"},
 	} {
-		code, _, errOut := runCLI(tc.args...)
-		if code != tc.code || !strings.Contains(errOut, tc.want) {
-			t.Errorf("wasmcp %q: exit %d, stderr:\n%s\nwant exit %d and %q", tc.args, code, errOut, tc.code, tc.want)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			code, _, errOut := runCLI(tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("wasmcp %q: exit %d, stderr:\n%s\nwant exit %d and %q", tc.args, code, errOut, tc.code, tc.want)
+			}
+		})
 	}
 }
 

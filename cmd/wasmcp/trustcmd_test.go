@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,14 +69,16 @@ func TestPolicyFlagErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"defaults": {"memroy": 1}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
+	for i, args := range [][]string{
 		{"serve", "--dir", dir, "--config", bad},
 		{"serve", "--dir", dir, "--lock", filepath.Join(dir, "missing.lock")},
 		{"inspect", "--config", bad, "x.wasm"},
 	} {
-		code, _, errOut := runCLI(args...)
-		if code != 1 || errOut == "" {
-			t.Errorf("wasmcp %q: exit %d, %s", args, code, errOut)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			code, _, errOut := runCLI(args...)
+			if code != 1 || errOut == "" {
+				t.Errorf("wasmcp %q: exit %d, %s", args, code, errOut)
+			}
+		})
 	}
 }
