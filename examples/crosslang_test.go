@@ -181,20 +181,22 @@ func TestDefinitions(t *testing.T) {
 		t.Fatalf("reference tools %q, want %q", names, want)
 	}
 	for _, m := range mods[1:] {
-		tools := m.h.Tools()
-		if len(tools) != len(ref) {
-			t.Errorf("%s: %d tools, want %d", m.lang, len(tools), len(ref))
-			continue
-		}
-		for i, want := range ref {
-			def := want.Tool
-			if m.lang == "wat" && want.Name == "get-sum" {
-				def = watGetSum(def)
+		t.Run(m.lang, func(t *testing.T) {
+			tools := m.h.Tools()
+			if len(tools) != len(ref) {
+				t.Errorf("%s: %d tools, want %d", m.lang, len(tools), len(ref))
+				return
 			}
-			if got, want := canonical(t, tools[i].Tool), canonical(t, def); got != want {
-				t.Errorf("%s: tool %d:\n got  %s\n want %s", m.lang, i, got, want)
+			for i, want := range ref {
+				def := want.Tool
+				if m.lang == "wat" && want.Name == "get-sum" {
+					def = watGetSum(def)
+				}
+				if got, want := canonical(t, tools[i].Tool), canonical(t, def); got != want {
+					t.Errorf("%s: tool %d:\n got  %s\n want %s", m.lang, i, got, want)
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -384,15 +386,17 @@ func TestLargeInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range modules(t) {
-		for range 2 {
-			res, _, _ := m.run(t, "echo", string(args))
-			if res.IsError || len(res.Content) != 1 || res.Content[0].Text != "Echo: "+message {
-				t.Errorf("%s: echo of 256 KiB failed: error %v, %d blocks", m.lang, res.IsError, len(res.Content))
+		t.Run(m.lang, func(t *testing.T) {
+			for range 2 {
+				res, _, _ := m.run(t, "echo", string(args))
+				if res.IsError || len(res.Content) != 1 || res.Content[0].Text != "Echo: "+message {
+					t.Errorf("%s: echo of 256 KiB failed: error %v, %d blocks", m.lang, res.IsError, len(res.Content))
+				}
+				if res, _, _ := m.run(t, "get-sum", `{"a":7,"b":5}`); len(res.Content) != 1 || res.Content[0].Text != "The sum of 7 and 5 is 12." {
+					t.Errorf("%s: call after a large one: %+v", m.lang, res)
+				}
 			}
-			if res, _, _ := m.run(t, "get-sum", `{"a":7,"b":5}`); len(res.Content) != 1 || res.Content[0].Text != "The sum of 7 and 5 is 12." {
-				t.Errorf("%s: call after a large one: %+v", m.lang, res)
-			}
-		}
+		})
 	}
 }
 
@@ -409,17 +413,19 @@ func TestCanonical(t *testing.T) {
 		{`{"a":12}`, `{"a":"12"}`},
 		{`"The sum of 7 and 5 is 12."`, `"The sum of 7 and 5 is 12"`},
 	}
-	for _, pair := range append(same, differ...) {
-		var a, b any
-		if err := json.Unmarshal([]byte(pair[0]), &a); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal([]byte(pair[1]), &b); err != nil {
-			t.Fatal(err)
-		}
-		want := slices.Contains(same, pair)
-		if got := canonical(t, a) == canonical(t, b); got != want {
-			t.Errorf("canonical(%s) == canonical(%s): %v, want %v", pair[0], pair[1], got, want)
-		}
+	for i, pair := range append(same, differ...) {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			var a, b any
+			if err := json.Unmarshal([]byte(pair[0]), &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(pair[1]), &b); err != nil {
+				t.Fatal(err)
+			}
+			want := slices.Contains(same, pair)
+			if got := canonical(t, a) == canonical(t, b); got != want {
+				t.Errorf("canonical(%s) == canonical(%s): %v, want %v", pair[0], pair[1], got, want)
+			}
+		})
 	}
 }
