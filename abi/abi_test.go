@@ -43,11 +43,13 @@ func TestDocumentNamesConstants(t *testing.T) {
 }
 
 func TestPackUnpack(t *testing.T) {
-	for _, c := range []struct{ ptr, n uint32 }{{0, 0}, {16, 120}, {1024, 0}, {0xFFFFFFFF, 0xFFFFFFFF}} {
-		v := abi.Pack(c.ptr, c.n)
-		if ptr, n := abi.Unpack(v); ptr != c.ptr || n != c.n {
-			t.Errorf("Unpack(Pack(%d, %d)) = %d, %d", c.ptr, c.n, ptr, n)
-		}
+	for i, c := range []struct{ ptr, n uint32 }{{0, 0}, {16, 120}, {1024, 0}, {0xFFFFFFFF, 0xFFFFFFFF}} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			v := abi.Pack(c.ptr, c.n)
+			if ptr, n := abi.Unpack(v); ptr != c.ptr || n != c.n {
+				t.Errorf("Unpack(Pack(%d, %d)) = %d, %d", c.ptr, c.n, ptr, n)
+			}
+		})
 	}
 	if abi.Pack(16, 120) != 16<<32|120 {
 		t.Error("Pack does not put the pointer in the high 32 bits")
@@ -55,13 +57,19 @@ func TestPackUnpack(t *testing.T) {
 }
 
 func TestValidToolName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"echo": true, "a.b-c_D9": true, strings.Repeat("x", 128): true,
-		"": false, strings.Repeat("x", 129): false, "a b": false, "a/b": false, "é": false, "a:b": false,
+	for _, tc := range []struct {
+		name, tool string
+		want       bool
+	}{
+		{"word", "echo", true}, {"punctuation", "a.b-c_D9", true}, {"128 characters", strings.Repeat("x", 128), true},
+		{"empty", "", false}, {"129 characters", strings.Repeat("x", 129), false}, {"space", "a b", false},
+		{"slash", "a/b", false}, {"non-ASCII", "é", false}, {"colon", "a:b", false},
 	} {
-		if got := abi.ValidToolName(name); got != want {
-			t.Errorf("ValidToolName(%q) = %v, want %v", name, got, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := abi.ValidToolName(tc.tool); got != tc.want {
+				t.Errorf("ValidToolName(%q) = %v, want %v", tc.tool, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -98,21 +106,23 @@ func TestContent(t *testing.T) {
 		{abi.Content{}, "", "content block has no type"},
 		{abi.Content{Type: "video"}, "", `content type "video" is not one of text, image, audio, resource_link, resource`},
 	}
-	for _, tt := range tests {
-		err := tt.c.Validate()
-		if tt.problem != "" {
-			if err == nil || err.Error() != tt.problem {
-				t.Errorf("Validate(%+v) = %v, want %q", tt.c, err, tt.problem)
+	for i, tt := range tests {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			err := tt.c.Validate()
+			if tt.problem != "" {
+				if err == nil || err.Error() != tt.problem {
+					t.Errorf("Validate(%+v) = %v, want %q", tt.c, err, tt.problem)
+				}
+				return
 			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("Validate(%+v) = %v", tt.c, err)
-		}
-		got, err := json.Marshal(tt.c)
-		if err != nil || string(got) != tt.json {
-			t.Errorf("Marshal(%+v) = %s, %v; want %s", tt.c, got, err, tt.json)
-		}
+			if err != nil {
+				t.Errorf("Validate(%+v) = %v", tt.c, err)
+			}
+			got, err := json.Marshal(tt.c)
+			if err != nil || string(got) != tt.json {
+				t.Errorf("Marshal(%+v) = %s, %v; want %s", tt.c, got, err, tt.json)
+			}
+		})
 	}
 	if _, err := json.Marshal(abi.Content{Type: "video"}); err == nil {
 		t.Error("Marshal of an unknown content type succeeded")
@@ -137,17 +147,19 @@ func TestDocumentReplyStatuses(t *testing.T) {
 }
 
 func TestPackReply(t *testing.T) {
-	for _, c := range []struct {
+	for i, c := range []struct {
 		s abi.ReplyStatus
 		n uint32
 	}{{abi.StatusOK, 0}, {abi.StatusFailed, 17}, {abi.StatusTimeout, 1<<32 - 1}} {
-		v := abi.PackReply(c.s, c.n)
-		if v>>32 != uint64(c.s) || uint32(v) != c.n {
-			t.Errorf("PackReply(%v, %d) = %#x", c.s, c.n, v)
-		}
-		if s, n := abi.UnpackReply(v); s != c.s || n != c.n {
-			t.Errorf("UnpackReply(%#x) = %v, %d", v, s, n)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			v := abi.PackReply(c.s, c.n)
+			if v>>32 != uint64(c.s) || uint32(v) != c.n {
+				t.Errorf("PackReply(%v, %d) = %#x", c.s, c.n, v)
+			}
+			if s, n := abi.UnpackReply(v); s != c.s || n != c.n {
+				t.Errorf("UnpackReply(%#x) = %v, %d", v, s, n)
+			}
+		})
 	}
 }
 
@@ -163,19 +175,23 @@ func TestHTTPRequestDocument(t *testing.T) {
 	if err != nil || req.Headers[0] != (abi.HTTPHeader{Name: "Accept", Value: "text/html"}) || !bytes.Equal(req.Body, body) {
 		t.Errorf("DecodeHTTPRequest = %+v, %v", req, err)
 	}
-	for doc, want := range map[string]string{
-		`{"url":"https://example.org/"}`:       "",
-		"{\"url\":\"https://example.org/\"}\n": "",
-		"{\"url\":\"x\"}\r\n\r\n":              "\r\n",
+	for _, tc := range []struct{ name, doc, want string }{
+		{"no body", `{"url":"https://example.org/"}`, ""},
+		{"empty body", "{\"url\":\"https://example.org/\"}\n", ""},
+		{"body", "{\"url\":\"x\"}\r\n\r\n", "\r\n"},
 	} {
-		if req, err := abi.DecodeHTTPRequest([]byte(doc)); err != nil || string(req.Body) != want {
-			t.Errorf("DecodeHTTPRequest(%q) = %q, %v; want body %q", doc, req.Body, err, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if req, err := abi.DecodeHTTPRequest([]byte(tc.doc)); err != nil || string(req.Body) != tc.want {
+				t.Errorf("DecodeHTTPRequest(%q) = %q, %v; want body %q", tc.doc, req.Body, err, tc.want)
+			}
+		})
 	}
-	for _, bad := range []string{`{"url":"x","body":"aGk="}`, "{\"url\":\n\"x\"}", `["x"]`, ""} {
-		if req, err := abi.DecodeHTTPRequest([]byte(bad)); err == nil {
-			t.Errorf("DecodeHTTPRequest(%q) = %+v, want an error", bad, req)
-		}
+	for i, bad := range []string{`{"url":"x","body":"aGk="}`, "{\"url\":\n\"x\"}", `["x"]`, ""} {
+		t.Run(fmt.Sprintf("bad-%d", i), func(t *testing.T) {
+			if req, err := abi.DecodeHTTPRequest([]byte(bad)); err == nil {
+				t.Errorf("DecodeHTTPRequest(%q) = %+v, want an error", bad, req)
+			}
+		})
 	}
 	reply := abi.EncodeHTTPResponse(abi.HTTPResponse{Status: 200, URL: "https://example.org/"})
 	if want := "{\"status\":200,\"url\":\"https://example.org/\",\"headers\":[]}\n"; string(reply) != want {
@@ -188,10 +204,12 @@ func TestHTTPRequestDocument(t *testing.T) {
 	if res, err := abi.DecodeHTTPResponse([]byte(`{"status":200}`)); err == nil {
 		t.Errorf("a reply without a line feed decoded as %+v", res)
 	}
-	for _, bad := range []string{`[]`, `["a"]`, `["a","b","c"]`, `["a",1]`, `[null,"b"]`, `{"a":"b"}`, `"a: b"`} {
-		var h abi.HTTPHeader
-		if err := json.Unmarshal([]byte(bad), &h); err == nil {
-			t.Errorf("header %s decoded as %+v", bad, h)
-		}
+	for i, bad := range []string{`[]`, `["a"]`, `["a","b","c"]`, `["a",1]`, `[null,"b"]`, `{"a":"b"}`, `"a: b"`} {
+		t.Run(fmt.Sprintf("header-%d", i), func(t *testing.T) {
+			var h abi.HTTPHeader
+			if err := json.Unmarshal([]byte(bad), &h); err == nil {
+				t.Errorf("header %s decoded as %+v", bad, h)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package abi_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,10 +21,12 @@ func TestValidateTool(t *testing.T) {
 		{Name: "a", Execution: &abi.ToolExecution{}},
 		{Name: "a", Execution: &abi.ToolExecution{TaskSupport: abi.TaskOptional}},
 	}
-	for _, tool := range ok {
-		if err := abi.ValidateTool(&tool); err != nil {
-			t.Errorf("ValidateTool(%+v) = %v, want nil", tool, err)
-		}
+	for i, tool := range ok {
+		t.Run(fmt.Sprintf("ok-%d", i), func(t *testing.T) {
+			if err := abi.ValidateTool(&tool); err != nil {
+				t.Errorf("ValidateTool(%+v) = %v, want nil", tool, err)
+			}
+		})
 	}
 	bad := []struct {
 		tool abi.Tool
@@ -39,10 +42,12 @@ func TestValidateTool(t *testing.T) {
 		{abi.Tool{Name: "a", Icons: []abi.Icon{{Src: "https://x", Theme: "Dark"}}}, `icon theme "Dark"`},
 		{abi.Tool{Name: "a", Execution: &abi.ToolExecution{TaskSupport: "Optional"}}, `taskSupport "Optional"`},
 	}
-	for _, tc := range bad {
-		if err := abi.ValidateTool(&tc.tool); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("ValidateTool(%+v) = %v, want an error containing %q", tc.tool, err, tc.want)
-		}
+	for i, tc := range bad {
+		t.Run(fmt.Sprintf("bad-%d", i), func(t *testing.T) {
+			if err := abi.ValidateTool(&tc.tool); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ValidateTool(%+v) = %v, want an error containing %q", tc.tool, err, tc.want)
+			}
+		})
 	}
 }
 
@@ -56,11 +61,13 @@ func TestContentAnnotations(t *testing.T) {
 		{LastModified: "2024-02-29T23:59:59+00:00"},
 		{LastModified: "0000-01-12T15:00:58Z"},
 	}
-	for _, a := range ok {
-		c := abi.Content{Type: abi.ContentText, Annotations: a}
-		if err := c.Validate(); err != nil {
-			t.Errorf("Validate(%+v) = %v, want nil", a, err)
-		}
+	for i, a := range ok {
+		t.Run(fmt.Sprintf("ok-%d", i), func(t *testing.T) {
+			c := abi.Content{Type: abi.ContentText, Annotations: a}
+			if err := c.Validate(); err != nil {
+				t.Errorf("Validate(%+v) = %v, want nil", a, err)
+			}
+		})
 	}
 	bad := []struct {
 		a    abi.ContentAnnotations
@@ -90,10 +97,12 @@ func TestContentAnnotations(t *testing.T) {
 		{abi.ContentAnnotations{LastModified: "+2025-01-12T15:00:58Z"}, "not an RFC 3339"},
 		{abi.ContentAnnotations{LastModified: "2025-01-12T15:00:58+0100"}, "not an RFC 3339"},
 	}
-	for _, tc := range bad {
-		c := abi.Content{Type: abi.ContentText, Annotations: &tc.a}
-		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Validate(%+v) = %v, want an error containing %q", tc.a, err, tc.want)
-		}
+	for i, tc := range bad {
+		t.Run(fmt.Sprintf("bad-%d", i), func(t *testing.T) {
+			c := abi.Content{Type: abi.ContentText, Annotations: &tc.a}
+			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate(%+v) = %v, want an error containing %q", tc.a, err, tc.want)
+			}
+		})
 	}
 }
