@@ -20,22 +20,24 @@ import (
 // that predate it.
 func TestHTTPImportOnlyWhenUsed(t *testing.T) {
 	for _, c := range []struct {
-		src  string
-		want bool
+		name, src string
+		want      bool
 	}{
-		{"../../examples/assemblyscript/examples.ts", false},
-		{"tests/httpguest.ts", true},
+		{"examples", "../../examples/assemblyscript/examples.ts", false},
+		{"httpguest", "tests/httpguest.ts", true},
 	} {
-		r, err := host.Inspect(t.Context(), quietConfig(), compile(t, c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		imports := strings.Join(r.Imports, "\n")
-		for _, name := range []string{abi.ImportHTTPRequest, abi.ImportReadReply} {
-			if got := strings.Contains(imports, abi.ImportModule+"."+name); got != c.want {
-				t.Errorf("%s: imports %s: %v, want %v (imports:\n%s)", c.src, name, got, c.want, imports)
+		t.Run(c.name, func(t *testing.T) {
+			r, err := host.Inspect(t.Context(), quietConfig(), compile(t, c.src))
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			imports := strings.Join(r.Imports, "\n")
+			for _, name := range []string{abi.ImportHTTPRequest, abi.ImportReadReply} {
+				if got := strings.Contains(imports, abi.ImportModule+"."+name); got != c.want {
+					t.Errorf("%s: imports %s: %v, want %v (imports:\n%s)", c.src, name, got, c.want, imports)
+				}
+			}
+		})
 	}
 }
 

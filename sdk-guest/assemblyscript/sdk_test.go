@@ -34,9 +34,11 @@ func TestABINames(t *testing.T) {
 		"lib/wasmcp_abort.ts": {imp(abi.ImportLog)},
 		"assembly/http.ts":    {imp(abi.ImportHTTPRequest), imp(abi.ImportReadReply)},
 	} {
-		if got := all(`@external\(("[^"]+", "[^"]+")\)`, read(t, file)); !slices.Equal(got, want) {
-			t.Errorf("%s imports %q, want %q", file, got, want)
-		}
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			if got := all(`@external\(("[^"]+", "[^"]+")\)`, read(t, file)); !slices.Equal(got, want) {
+				t.Errorf("%s imports %q, want %q", file, got, want)
+			}
+		})
 	}
 }
 
@@ -50,19 +52,21 @@ func TestConstants(t *testing.T) {
 		{"assembly/tool.ts", "MAX_TOOLS", abi.MaxTools},
 		{"assembly/log.ts", "MAX_LOG_SIZE", abi.MaxLogSize},
 	} {
-		m := regexp.MustCompile(`const ` + c.name + `: \w+ = (\d+)(?: << (\d+))?;`).FindStringSubmatch(read(t, c.file))
-		if m == nil {
-			t.Errorf("%s: no const %s of a number or a shifted number", c.file, c.name)
-			continue
-		}
-		got, _ := strconv.Atoi(m[1])
-		if m[2] != "" {
-			shift, _ := strconv.Atoi(m[2])
-			got <<= shift
-		}
-		if got != c.want {
-			t.Errorf("%s = %d, want %d", c.name, got, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			m := regexp.MustCompile(`const ` + c.name + `: \w+ = (\d+)(?: << (\d+))?;`).FindStringSubmatch(read(t, c.file))
+			if m == nil {
+				t.Errorf("%s: no const %s of a number or a shifted number", c.file, c.name)
+				return
+			}
+			got, _ := strconv.Atoi(m[1])
+			if m[2] != "" {
+				shift, _ := strconv.Atoi(m[2])
+				got <<= shift
+			}
+			if got != c.want {
+				t.Errorf("%s = %d, want %d", c.name, got, c.want)
+			}
+		})
 	}
 	checkEnum(t, "assembly/log.ts", "LogLevel", int(abi.LogEmergency)+1, func(v int) string { return abi.LogLevel(v).String() })
 	checkEnum(t, "assembly/http.ts", "ReplyStatus", int(abi.StatusDenied)+1, func(v int) string { return abi.ReplyStatus(v).String() })

@@ -3,6 +3,7 @@ package wasmcp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -165,9 +166,11 @@ func TestHandBuiltResults(t *testing.T) {
 		t.Errorf("blocks:\n got %s\nwant %s", b, want)
 	}
 	for kind, text := range map[string]string{"error": "bad input", "errorf": "bad 42", "badraw": "structured content is not valid JSON", "nil": "tool t.result returned no result"} {
-		if r := wasmcptest.Call(t, "t.result", map[string]string{"kind": kind}); !r.IsError || r.Text() != text {
-			t.Errorf("%s: %+v, want error %q", kind, r.Result, text)
-		}
+		t.Run(kind, func(t *testing.T) {
+			if r := wasmcptest.Call(t, "t.result", map[string]string{"kind": kind}); !r.IsError || r.Text() != text {
+				t.Errorf("%s: %+v, want error %q", kind, r.Result, text)
+			}
+		})
 	}
 	r = wasmcptest.Call(t, "t.result", `{"kind":"structured"}`)
 	if string(r.StructuredContent) != `{"n":1}` || r.Text() != "one" {
@@ -253,17 +256,22 @@ func TestUseNumber(t *testing.T) {
 func TestDecodeArgsRestoresCollector(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(123))
 	big := `{"s":"` + strings.Repeat("x", quietDecode) + `"}`
-	for _, doc := range []string{big, big[:len(big)-1]} {
-		for _, useNumber := range []bool{false, true} {
-			var v map[string]any
-			err := decodeArgs([]byte(doc), &v, useNumber)
-			if (err == nil) != (doc == big) {
-				t.Errorf("decoding %d bytes, useNumber %v: error %v", len(doc), useNumber, err)
+	for _, tc := range []struct{ name, doc string }{{"whole", big}, {"cut", big[:len(big)-1]}} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := tc.doc
+			for _, useNumber := range []bool{false, true} {
+				t.Run(fmt.Sprintf("useNumber=%v", useNumber), func(t *testing.T) {
+					var v map[string]any
+					err := decodeArgs([]byte(doc), &v, useNumber)
+					if (err == nil) != (doc == big) {
+						t.Errorf("decoding %d bytes, useNumber %v: error %v", len(doc), useNumber, err)
+					}
+					if prev := debug.SetGCPercent(123); prev != 123 {
+						t.Fatalf("after decoding, GC percent %d, want 123", prev)
+					}
+				})
 			}
-			if prev := debug.SetGCPercent(123); prev != 123 {
-				t.Fatalf("after decoding, GC percent %d, want 123", prev)
-			}
-		}
+		})
 	}
 }
 
@@ -289,9 +297,11 @@ func TestAddToolRefuses(t *testing.T) {
 		{"string with output schema", addTool("t.strout", "", noop, []ToolOption{OutputSchema(`{}`)}), "OutputSchema needs a structured result type"},
 	}
 	for _, tt := range tests {
-		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
-			t.Errorf("%s: %v, want %q", tt.name, tt.err, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
+				t.Errorf("%s: %v, want %q", tt.name, tt.err, tt.want)
+			}
+		})
 	}
 }
 

@@ -34,13 +34,15 @@ func TestABINames(t *testing.T) {
 		"src/log.rs":  {abi.ImportLog},
 		"src/http.rs": {abi.ImportHTTPRequest, abi.ImportReadReply},
 	} {
-		src := read(t, file)
-		if got := all(`wasm_import_module = "([^"]+)"`, src); !slices.Equal(got, []string{abi.ImportModule}) {
-			t.Errorf("%s: import modules %q, want [%q]", file, got, abi.ImportModule)
-		}
-		if got := all(`#\[link_name = "([^"]+)"\]`, src); !slices.Equal(got, want) {
-			t.Errorf("%s: imports %q, want %q", file, got, want)
-		}
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			src := read(t, file)
+			if got := all(`wasm_import_module = "([^"]+)"`, src); !slices.Equal(got, []string{abi.ImportModule}) {
+				t.Errorf("%s: import modules %q, want [%q]", file, got, abi.ImportModule)
+			}
+			if got := all(`#\[link_name = "([^"]+)"\]`, src); !slices.Equal(got, want) {
+				t.Errorf("%s: imports %q, want %q", file, got, want)
+			}
+		})
 	}
 }
 
@@ -52,19 +54,21 @@ func TestConstants(t *testing.T) {
 		"MAX_TOOLS":         abi.MaxTools,
 		"MAX_LOG_SIZE":      abi.MaxLogSize,
 	} {
-		m := regexp.MustCompile(`pub const ` + name + `: \w+ = (\d+)(?: << (\d+))?;`).FindStringSubmatch(lib)
-		if m == nil {
-			t.Errorf("%s: no pub const of a number or a shifted number", name)
-			continue
-		}
-		got, _ := strconv.Atoi(m[1])
-		if m[2] != "" {
-			shift, _ := strconv.Atoi(m[2])
-			got <<= shift
-		}
-		if got != want {
-			t.Errorf("%s = %d, want %d", name, got, want)
-		}
+		t.Run(name, func(t *testing.T) {
+			m := regexp.MustCompile(`pub const ` + name + `: \w+ = (\d+)(?: << (\d+))?;`).FindStringSubmatch(lib)
+			if m == nil {
+				t.Errorf("%s: no pub const of a number or a shifted number", name)
+				return
+			}
+			got, _ := strconv.Atoi(m[1])
+			if m[2] != "" {
+				shift, _ := strconv.Atoi(m[2])
+				got <<= shift
+			}
+			if got != want {
+				t.Errorf("%s = %d, want %d", name, got, want)
+			}
+		})
 	}
 	http := read(t, "src/http.rs")
 	for name, want := range map[string]abi.ReplyStatus{
@@ -74,12 +78,14 @@ func TestConstants(t *testing.T) {
 		"STATUS_TIMEOUT": abi.StatusTimeout,
 		"STATUS_DENIED":  abi.StatusDenied,
 	} {
-		m := regexp.MustCompile(`const ` + name + `: u32 = (\d+);`).FindStringSubmatch(http)
-		if m == nil {
-			t.Errorf("src/http.rs: no const %s", name)
-		} else if got, _ := strconv.Atoi(m[1]); got != int(want) {
-			t.Errorf("src/http.rs: %s = %d, want %d", name, got, want)
-		}
+		t.Run(name, func(t *testing.T) {
+			m := regexp.MustCompile(`const ` + name + `: u32 = (\d+);`).FindStringSubmatch(http)
+			if m == nil {
+				t.Errorf("src/http.rs: no const %s", name)
+			} else if got, _ := strconv.Atoi(m[1]); got != int(want) {
+				t.Errorf("src/http.rs: %s = %d, want %d", name, got, want)
+			}
+		})
 	}
 	levels := regexp.MustCompile(`(?m)^\s+(\w+) = (\d+),$`).FindAllStringSubmatch(read(t, "src/log.rs"), -1)
 	if len(levels) != int(abi.LogEmergency)+1 {

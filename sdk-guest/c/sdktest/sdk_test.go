@@ -42,13 +42,15 @@ func TestABINames(t *testing.T) {
 		"wasmcp.c": {abi.ImportLog},
 		"http.c":   {abi.ImportHTTPRequest, abi.ImportReadReply},
 	} {
-		src := read(t, file)
-		if got := all(`import_module\("([^"]+)"\)`, src); len(got) != len(want) || slices.ContainsFunc(got, func(m string) bool { return m != abi.ImportModule }) {
-			t.Errorf("%s: import modules %q, want %d of %q", file, got, len(want), abi.ImportModule)
-		}
-		if got := all(`import_name\("([^"]+)"\)`, src); !slices.Equal(got, want) {
-			t.Errorf("%s: imports %q, want %q", file, got, want)
-		}
+		t.Run(file, func(t *testing.T) {
+			src := read(t, file)
+			if got := all(`import_module\("([^"]+)"\)`, src); len(got) != len(want) || slices.ContainsFunc(got, func(m string) bool { return m != abi.ImportModule }) {
+				t.Errorf("%s: import modules %q, want %d of %q", file, got, len(want), abi.ImportModule)
+			}
+			if got := all(`import_name\("([^"]+)"\)`, src); !slices.Equal(got, want) {
+				t.Errorf("%s: imports %q, want %q", file, got, want)
+			}
+		})
 	}
 }
 
@@ -65,19 +67,21 @@ func TestHeaderConstants(t *testing.T) {
 		"WASMCP_HTTP_TIMEOUT":      int(abi.StatusTimeout),
 		"WASMCP_HTTP_DENIED":       int(abi.StatusDenied),
 	} {
-		m := regexp.MustCompile(`#define ` + name + `\s+\(?(\d+)(?: << (\d+))?\)?\s*(?:/\*.*\*/)?\n`).FindStringSubmatch(h)
-		if m == nil {
-			t.Errorf("%s: no #define of a number or a shifted number", name)
-			continue
-		}
-		got, _ := strconv.Atoi(m[1])
-		if m[2] != "" {
-			shift, _ := strconv.Atoi(m[2])
-			got <<= shift
-		}
-		if got != want {
-			t.Errorf("%s = %d, want %d", name, got, want)
-		}
+		t.Run(name, func(t *testing.T) {
+			m := regexp.MustCompile(`#define ` + name + `\s+\(?(\d+)(?: << (\d+))?\)?\s*(?:/\*.*\*/)?\n`).FindStringSubmatch(h)
+			if m == nil {
+				t.Errorf("%s: no #define of a number or a shifted number", name)
+				return
+			}
+			got, _ := strconv.Atoi(m[1])
+			if m[2] != "" {
+				shift, _ := strconv.Atoi(m[2])
+				got <<= shift
+			}
+			if got != want {
+				t.Errorf("%s = %d, want %d", name, got, want)
+			}
+		})
 	}
 	// The enumerators take the values 0, 1, ... in order: their names must
 	// follow abi.LogLevel's.

@@ -81,16 +81,19 @@ func TestCallFailsOnResultsTheHostRefuses(t *testing.T) {
 	r3 := &recorder{TB: t}
 	fatal(r3, func() { Call(r3, "w.unknown", nil) })
 	for _, c := range []struct {
+		name string
 		r    *recorder
 		want string
 	}{
-		{r, "does not match the output schema"},
-		{r2, "has an output schema but returned no structured content"},
-		{r3, `unknown tool "w.unknown"`},
+		{"schema mismatch", r, "does not match the output schema"},
+		{"no structured content", r2, "has an output schema but returned no structured content"},
+		{"unknown tool", r3, `unknown tool "w.unknown"`},
 	} {
-		if len(c.r.errors) != 1 || !strings.Contains(c.r.errors[0], c.want) {
-			t.Errorf("failures %q, want one containing %q", c.r.errors, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if len(c.r.errors) != 1 || !strings.Contains(c.r.errors[0], c.want) {
+				t.Errorf("failures %q, want one containing %q", c.r.errors, c.want)
+			}
+		})
 	}
 }
 

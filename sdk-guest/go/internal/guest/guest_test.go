@@ -2,6 +2,7 @@ package guest
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -63,10 +64,12 @@ func TestCallErrors(t *testing.T) {
 		{"guest.array", "structured content must be a JSON object"},
 	}
 	for _, tt := range tests {
-		r := decode(t, Call(tt.tool, []byte(`{}`)))
-		if !r.IsError || len(r.Content) != 1 || !strings.Contains(r.Content[0].Text, tt.want) {
-			t.Errorf("%s: result %+v, want an error containing %q", tt.tool, r, tt.want)
-		}
+		t.Run(tt.tool, func(t *testing.T) {
+			r := decode(t, Call(tt.tool, []byte(`{}`)))
+			if !r.IsError || len(r.Content) != 1 || !strings.Contains(r.Content[0].Text, tt.want) {
+				t.Errorf("%s: result %+v, want an error containing %q", tt.tool, r, tt.want)
+			}
+		})
 	}
 	if len(logged) != 1 || !strings.Contains(logged[0], "panicked: boom") || !strings.Contains(logged[0], "goroutine") {
 		t.Errorf("panic log: %q, want the message and a stack", logged)
@@ -93,11 +96,13 @@ func TestRegisterRefuses(t *testing.T) {
 		{abi.Tool{Name: "guest.arr", InputSchema: json.RawMessage(`[]`)}, "not a JSON object"},
 		{abi.Tool{Name: "guest.out", InputSchema: objectSchema, OutputSchema: json.RawMessage(`true`)}, "output schema: not a JSON object"},
 	}
-	for _, tt := range tests {
-		err := Register(tt.def, func([]byte) *abi.Result { return nil })
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Register(%q): %v, want %q", tt.def.Name, err, tt.want)
-		}
+	for i, tt := range tests {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			err := Register(tt.def, func([]byte) *abi.Result { return nil })
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Register(%q): %v, want %q", tt.def.Name, err, tt.want)
+			}
+		})
 	}
 }
 
@@ -140,24 +145,26 @@ func TestLogTruncatesOnRuneBoundary(t *testing.T) {
 // TestEncodeMatchesMarshal checks that a result document is the value
 // json.Marshal gives, whichever members it has.
 func TestEncodeMatchesMarshal(t *testing.T) {
-	for _, res := range []*abi.Result{
+	for i, res := range []*abi.Result{
 		{Content: []abi.Content{}},
 		{Content: []abi.Content{abi.Text("hi")}, StructuredContent: json.RawMessage(`{"a":[1,2]}`)},
 		{Content: []abi.Content{abi.Text("no")}, StructuredContent: json.RawMessage(` {"why": "x"}`), IsError: true,
 			Meta: map[string]any{"k": "v"}},
 	} {
-		doc, err := encode(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := json.Marshal(res)
-		var got, wantV any
-		if err := json.Unmarshal(doc, &got); err != nil {
-			t.Fatalf("%s: %v", doc, err)
-		}
-		_ = json.Unmarshal(want, &wantV)
-		if !reflect.DeepEqual(got, wantV) {
-			t.Errorf("encode gives %s, json.Marshal %s", doc, want)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			doc, err := encode(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(res)
+			var got, wantV any
+			if err := json.Unmarshal(doc, &got); err != nil {
+				t.Fatalf("%s: %v", doc, err)
+			}
+			_ = json.Unmarshal(want, &wantV)
+			if !reflect.DeepEqual(got, wantV) {
+				t.Errorf("encode gives %s, json.Marshal %s", doc, want)
+			}
+		})
 	}
 }
