@@ -169,8 +169,15 @@ func TestPaging(t *testing.T) {
 	wantError(t, call(t, `{`+url+`,"startIndex":253}`), "startIndex 253 is past the end", "253 characters")
 
 	// The schema refuses what the reference server refuses.
-	for _, args := range []string{`"maxLength":0`, `"maxLength":1000000`, `"startIndex":-1`, `"maxLength":1.5`} {
-		wantError(t, call(t, `{`+url+`,`+args+`}`))
+	for _, tc := range []struct{ name, args string }{
+		{"zero length", `"maxLength":0`},
+		{"huge length", `"maxLength":1000000`},
+		{"negative start", `"startIndex":-1`},
+		{"fractional length", `"maxLength":1.5`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantError(t, call(t, `{`+url+`,`+tc.args+`}`))
+		})
 	}
 }
 

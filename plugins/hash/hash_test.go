@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,27 +28,31 @@ func TestHashVectors(t *testing.T) {
 		{"fnv1a-64", "", "cbf29ce484222325"},
 	}
 	for _, tt := range tests {
-		args := map[string]string{"text": tt.input}
-		if tt.alg != "" {
-			args["algorithm"] = tt.alg
-		}
-		var out HashOutput
-		wasmcptest.Call(t, "hash", args).Decode(t, &out)
-		if out.Digest != tt.want || out.Bytes != len(tt.input) || out.Algorithm != defaulted(tt.alg, "sha256") {
-			t.Errorf("%s(%q): %+v, want %s", tt.alg, tt.input, out, tt.want)
-		}
+		t.Run(cmp.Or(strings.ReplaceAll(tt.alg, "/", "_"), "default"), func(t *testing.T) {
+			args := map[string]string{"text": tt.input}
+			if tt.alg != "" {
+				args["algorithm"] = tt.alg
+			}
+			var out HashOutput
+			wasmcptest.Call(t, "hash", args).Decode(t, &out)
+			if out.Digest != tt.want || out.Bytes != len(tt.input) || out.Algorithm != defaulted(tt.alg, "sha256") {
+				t.Errorf("%s(%q): %+v, want %s", tt.alg, tt.input, out, tt.want)
+			}
+		})
 	}
 }
 
 func TestHashInputsAndEncoding(t *testing.T) {
 	var out HashOutput
 	// "abc" as base64 in both alphabets, padded or not, hashed to base64.
-	for _, b64 := range []string{"YWJj", "YWJj\n", "YQ==", "YQ"} {
-		wasmcptest.Call(t, "hash", map[string]string{"base64": b64, "encoding": "base64", "algorithm": "md5"}).Decode(t, &out)
-		want := map[string]string{"YWJj": "kAFQmDzST7DWlj99KOF/cg==", "YQ==": "DMF1ucDxtqgxw5niaXcmYQ==", "YQ": "DMF1ucDxtqgxw5niaXcmYQ=="}[strings.TrimSpace(b64)]
-		if out.Digest != want {
-			t.Errorf("base64 %q: %+v, want %s", b64, out, want)
-		}
+	for i, b64 := range []string{"YWJj", "YWJj\n", "YQ==", "YQ"} {
+		t.Run(fmt.Sprintf("base64-%d", i), func(t *testing.T) {
+			wasmcptest.Call(t, "hash", map[string]string{"base64": b64, "encoding": "base64", "algorithm": "md5"}).Decode(t, &out)
+			want := map[string]string{"YWJj": "kAFQmDzST7DWlj99KOF/cg==", "YQ==": "DMF1ucDxtqgxw5niaXcmYQ==", "YQ": "DMF1ucDxtqgxw5niaXcmYQ=="}[strings.TrimSpace(b64)]
+			if out.Digest != want {
+				t.Errorf("base64 %q: %+v, want %s", b64, out, want)
+			}
+		})
 	}
 	wasmcptest.Call(t, "hash", `{"text":""}`).Decode(t, &out)
 	if out.Digest != "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" || out.Bytes != 0 {
@@ -58,9 +64,11 @@ func TestHashInputsAndEncoding(t *testing.T) {
 		`{"base64":"!!"}`:                 "base64: not valid base64",
 		`{"text":"a","algorithm":"sha0"}`: "invalid arguments",
 	} {
-		if res := wasmcptest.Call(t, "hash", args); !res.IsError || !strings.Contains(res.Text(), want) {
-			t.Errorf("%s: %q, want error %q", args, res.Text(), want)
-		}
+		t.Run(want, func(t *testing.T) {
+			if res := wasmcptest.Call(t, "hash", args); !res.IsError || !strings.Contains(res.Text(), want) {
+				t.Errorf("%s: %q, want error %q", args, res.Text(), want)
+			}
+		})
 	}
 }
 
@@ -75,18 +83,23 @@ func TestHMAC(t *testing.T) {
 	if out.MAC != "750c783e6ab0b503eaa86e310a5db738" { // RFC 2104
 		t.Errorf("HMAC-MD5: %+v", out)
 	}
-	for expected, want := range map[string]bool{
-		sha256Jefe:                  true,
-		"sha256=" + sha256Jefe:      true,
-		strings.ToUpper(sha256Jefe): true,
-		"W9zBRr9gdU5qBCQmCJV1x1oAPwidJzmDnexYuWTsOEM=":        true,
-		"sha256=W9zBRr9gdU5qBCQmCJV1x1oAPwidJzmDnexYuWTsOEM=": true,
-		sha256Jefe[:62] + "00":                                false,
+	for _, tc := range []struct {
+		name, expected string
+		want           bool
+	}{
+		{"hex", sha256Jefe, true},
+		{"prefixed hex", "sha256=" + sha256Jefe, true},
+		{"upper-case hex", strings.ToUpper(sha256Jefe), true},
+		{"base64", "W9zBRr9gdU5qBCQmCJV1x1oAPwidJzmDnexYuWTsOEM=", true},
+		{"prefixed base64", "sha256=W9zBRr9gdU5qBCQmCJV1x1oAPwidJzmDnexYuWTsOEM=", true},
+		{"other", sha256Jefe[:62] + "00", false},
 	} {
-		wasmcptest.Call(t, "hmac", map[string]string{"key": "Jefe", "text": "what do ya want for nothing?", "expected": expected}).Decode(t, &out)
-		if out.Matches == nil || *out.Matches != want {
-			t.Errorf("expected %q: %+v, want matches %v", expected, out, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			wasmcptest.Call(t, "hmac", map[string]string{"key": "Jefe", "text": "what do ya want for nothing?", "expected": tc.expected}).Decode(t, &out)
+			if out.Matches == nil || *out.Matches != tc.want {
+				t.Errorf("expected %q: %+v, want matches %v", tc.expected, out, tc.want)
+			}
+		})
 	}
 	for args, want := range map[string]string{
 		`{"text":"m"}`: "give key or key_base64",
@@ -94,9 +107,11 @@ func TestHMAC(t *testing.T) {
 		`{"key":"k","text":"m","algorithm":"crc32"}`: "invalid arguments",
 		`{"key":"k","text":"m","expected":"zz!"}`:    "expected: neither hex nor base64",
 	} {
-		if res := wasmcptest.Call(t, "hmac", args); !res.IsError || !strings.Contains(res.Text(), want) {
-			t.Errorf("%s: %q, want error %q", args, res.Text(), want)
-		}
+		t.Run(want, func(t *testing.T) {
+			if res := wasmcptest.Call(t, "hmac", args); !res.IsError || !strings.Contains(res.Text(), want) {
+				t.Errorf("%s: %q, want error %q", args, res.Text(), want)
+			}
+		})
 	}
 }
 
@@ -111,16 +126,18 @@ func TestEncodeDecode(t *testing.T) {
 		{"url-path", "a b/c", "a%20b%2Fc"},
 	}
 	for _, tt := range tests {
-		var enc EncodeOutput
-		wasmcptest.Call(t, "encode", map[string]string{"text": tt.text, "encoding": tt.encoding}).Decode(t, &enc)
-		if enc.Encoded != tt.encoded || enc.Bytes != len(tt.text) {
-			t.Errorf("encode %s %q: %+v, want %q", tt.encoding, tt.text, enc, tt.encoded)
-		}
-		var dec DecodeOutput
-		wasmcptest.Call(t, "decode", map[string]string{"data": tt.encoded, "encoding": tt.encoding}).Decode(t, &dec)
-		if dec.Text != tt.text || !dec.UTF8 || dec.Base64 != "" || dec.Bytes != len(tt.text) {
-			t.Errorf("decode %s %q: %+v, want %q", tt.encoding, tt.encoded, dec, tt.text)
-		}
+		t.Run(tt.encoding, func(t *testing.T) {
+			var enc EncodeOutput
+			wasmcptest.Call(t, "encode", map[string]string{"text": tt.text, "encoding": tt.encoding}).Decode(t, &enc)
+			if enc.Encoded != tt.encoded || enc.Bytes != len(tt.text) {
+				t.Errorf("encode %s %q: %+v, want %q", tt.encoding, tt.text, enc, tt.encoded)
+			}
+			var dec DecodeOutput
+			wasmcptest.Call(t, "decode", map[string]string{"data": tt.encoded, "encoding": tt.encoding}).Decode(t, &dec)
+			if dec.Text != tt.text || !dec.UTF8 || dec.Base64 != "" || dec.Bytes != len(tt.text) {
+				t.Errorf("decode %s %q: %+v, want %q", tt.encoding, tt.encoded, dec, tt.text)
+			}
+		})
 	}
 	// Binary data round trip: base64 in, hex out, and back as base64.
 	var enc EncodeOutput
@@ -133,19 +150,22 @@ func TestEncodeDecode(t *testing.T) {
 	if dec.UTF8 || dec.Base64 != "/wCA" || dec.Text != "" || dec.Bytes != 3 {
 		t.Errorf("binary decode: %+v", dec)
 	}
-	for args, want := range map[string]string{
-		`{"data":"zz","encoding":"hex"}`:     "decode hex: encoding/hex: invalid byte",
-		`{"data":"%zz","encoding":"url"}`:    "decode url: invalid URL escape",
-		`{"data":"a","encoding":"rot13"}`:    "invalid arguments",
-		`{"data":"YW*","encoding":"base64"}`: "decode base64: not valid base64",
-		`{"text":"a","encoding":"base32"}`:   "invalid arguments",
+	for _, tc := range []struct{ name, args, want string }{
+		{"hex", `{"data":"zz","encoding":"hex"}`, "decode hex: encoding/hex: invalid byte"},
+		{"url", `{"data":"%zz","encoding":"url"}`, "decode url: invalid URL escape"},
+		{"rot13", `{"data":"a","encoding":"rot13"}`, "invalid arguments"},
+		{"base64", `{"data":"YW*","encoding":"base64"}`, "decode base64: not valid base64"},
+		{"encode base32", `{"text":"a","encoding":"base32"}`, "invalid arguments"},
 	} {
-		tool := "decode"
-		if strings.Contains(args, `"text"`) {
-			tool = "encode"
-		}
-		if res := wasmcptest.Call(t, tool, args); !res.IsError || !strings.Contains(res.Text(), want) {
-			t.Errorf("%s %s: %q, want error %q", tool, args, res.Text(), want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			args, want := tc.args, tc.want
+			tool := "decode"
+			if strings.Contains(args, `"text"`) {
+				tool = "encode"
+			}
+			if res := wasmcptest.Call(t, tool, args); !res.IsError || !strings.Contains(res.Text(), want) {
+				t.Errorf("%s %s: %q, want error %q", tool, args, res.Text(), want)
+			}
+		})
 	}
 }

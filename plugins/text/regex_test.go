@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,26 +65,30 @@ func TestRegexReplace(t *testing.T) {
 		{`{"pattern":"x*","text":"ab","replacement":"-"}`, ReplaceOutput{"-a-b-", 3}},
 		{`{"pattern":"Q","text":"none","replacement":"-","ignore_case":true}`, ReplaceOutput{"none", 0}},
 	}
-	for _, tt := range tests {
-		var out ReplaceOutput
-		wasmcptest.Call(t, "regex_replace", tt.args).Decode(t, &out)
-		if out != tt.want {
-			t.Errorf("%s: %+v, want %+v", tt.args, out, tt.want)
-		}
+	for i, tt := range tests {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			var out ReplaceOutput
+			wasmcptest.Call(t, "regex_replace", tt.args).Decode(t, &out)
+			if out != tt.want {
+				t.Errorf("%s: %+v, want %+v", tt.args, out, tt.want)
+			}
+		})
 	}
 }
 
 func TestRegexErrors(t *testing.T) {
 	for tool, extra := range map[string]string{"regex_match": "", "regex_replace": `,"replacement":""`} {
-		res := wasmcptest.Call(t, tool, `{"pattern":"(a","text":"a"`+extra+`}`)
-		if !res.IsError || !strings.Contains(res.Text(), "invalid pattern: error parsing regexp: missing closing )") {
-			t.Errorf("%s: %+v", tool, res)
-		}
-		// Backreferences are not RE2.
-		res = wasmcptest.Call(t, tool, `{"pattern":"(a)\\1","text":"aa"`+extra+`}`)
-		if !res.IsError || !strings.Contains(res.Text(), "invalid escape sequence") {
-			t.Errorf("%s backreference: %+v", tool, res)
-		}
+		t.Run(tool, func(t *testing.T) {
+			res := wasmcptest.Call(t, tool, `{"pattern":"(a","text":"a"`+extra+`}`)
+			if !res.IsError || !strings.Contains(res.Text(), "invalid pattern: error parsing regexp: missing closing )") {
+				t.Errorf("%s: %+v", tool, res)
+			}
+			// Backreferences are not RE2.
+			res = wasmcptest.Call(t, tool, `{"pattern":"(a)\\1","text":"aa"`+extra+`}`)
+			if !res.IsError || !strings.Contains(res.Text(), "invalid escape sequence") {
+				t.Errorf("%s backreference: %+v", tool, res)
+			}
+		})
 	}
 	if res := wasmcptest.Call(t, "regex_match", `{"pattern":"","text":"a"}`); !res.IsError {
 		t.Errorf("empty pattern accepted")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/wasmcp/wasmcp/sdk-guest/go/wasmcptest"
@@ -19,12 +20,14 @@ func TestTextStats(t *testing.T) {
 		{"a\nb\n", Stats{Bytes: 4, Characters: 4, Lines: 2, Words: 2, LongestLine: 1, Letters: 2, Spaces: 2, EndsWithNewline: true}},
 		{"日本語 テキスト", Stats{Bytes: 22, Characters: 8, Lines: 1, Words: 2, LongestLine: 8, Letters: 7, Spaces: 1}},
 	}
-	for _, tt := range tests {
-		var got Stats
-		wasmcptest.Call(t, "text_stats", map[string]string{"text": tt.text}).Decode(t, &got)
-		if got != tt.want {
-			t.Errorf("%q:\n got %+v\nwant %+v", tt.text, got, tt.want)
-		}
+	for i, tt := range tests {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			var got Stats
+			wasmcptest.Call(t, "text_stats", map[string]string{"text": tt.text}).Decode(t, &got)
+			if got != tt.want {
+				t.Errorf("%q:\n got %+v\nwant %+v", tt.text, got, tt.want)
+			}
+		})
 	}
 	if res := wasmcptest.Call(t, "text_stats", `{}`); !res.IsError {
 		t.Errorf("missing text accepted")
