@@ -16,14 +16,16 @@ func TestClientToolsWithoutClient(t *testing.T) {
 		t.Errorf("long-running: %+v", res)
 	}
 	for _, tool := range []string{"sample-llm", "elicit-favorite-color"} {
-		args := `{}`
-		if tool == "sample-llm" {
-			args = `{"prompt":"hi"}`
-		}
-		res := wasmcptest.Call(t, tool, args)
-		if !res.IsError || !strings.Contains(res.Text(), "not available outside a wasmcp host") {
-			t.Errorf("%s: %+v", tool, res)
-		}
+		t.Run(tool, func(t *testing.T) {
+			args := `{}`
+			if tool == "sample-llm" {
+				args = `{"prompt":"hi"}`
+			}
+			res := wasmcptest.Call(t, tool, args)
+			if !res.IsError || !strings.Contains(res.Text(), "not available outside a wasmcp host") {
+				t.Errorf("%s: %+v", tool, res)
+			}
+		})
 	}
 }
 

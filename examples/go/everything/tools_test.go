@@ -38,34 +38,40 @@ func TestEcho(t *testing.T) {
 }
 
 func TestGetSum(t *testing.T) {
-	for args, want := range map[string]string{
-		`{"a":7,"b":5}`:        "The sum of 7 and 5 is 12.",
-		`{"a":0.5,"b":-2}`:     "The sum of 0.5 and -2 is -1.5.",
-		`{"a":1e21,"b":0}`:     "The sum of 1000000000000000000000 and 0 is 1000000000000000000000.",
-		`{"a":0.1,"b":0.2}`:    "The sum of 0.1 and 0.2 is 0.30000000000000004.",
-		`{"a":-7.25,"b":7.25}`: "The sum of -7.25 and 7.25 is 0.",
+	for _, tc := range []struct{ name, args, want string }{
+		{"integers", `{"a":7,"b":5}`, "The sum of 7 and 5 is 12."},
+		{"fraction", `{"a":0.5,"b":-2}`, "The sum of 0.5 and -2 is -1.5."},
+		{"large", `{"a":1e21,"b":0}`, "The sum of 1000000000000000000000 and 0 is 1000000000000000000000."},
+		{"rounding", `{"a":0.1,"b":0.2}`, "The sum of 0.1 and 0.2 is 0.30000000000000004."},
+		{"zero", `{"a":-7.25,"b":7.25}`, "The sum of -7.25 and 7.25 is 0."},
 	} {
-		if res := wasmcptest.Call(t, "get-sum", args); res.IsError || res.Text() != want {
-			t.Errorf("get-sum %s: %q, want %q", args, res.Text(), want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if res := wasmcptest.Call(t, "get-sum", tc.args); res.IsError || res.Text() != tc.want {
+				t.Errorf("get-sum %s: %q, want %q", tc.args, res.Text(), tc.want)
+			}
+		})
 	}
 	if res := wasmcptest.Call(t, "get-sum", `{"a":"7","b":5}`); !res.IsError {
 		t.Errorf("string argument accepted: %+v", res)
 	}
-	for _, args := range []string{`{"a":1e308,"b":1e308}`, `{"a":-1e308,"b":-1e308}`} {
-		if res := wasmcptest.Call(t, "get-sum", args); !res.IsError || res.Text() != "The sum is out of the range of a 64-bit float." {
-			t.Errorf("get-sum %s: %+v, want the overflow error", args, res)
-		}
+	for _, tc := range []struct{ name, args string }{{"positive", `{"a":1e308,"b":1e308}`}, {"negative", `{"a":-1e308,"b":-1e308}`}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if res := wasmcptest.Call(t, "get-sum", tc.args); !res.IsError || res.Text() != "The sum is out of the range of a 64-bit float." {
+				t.Errorf("get-sum %s: %+v, want the overflow error", tc.args, res)
+			}
+		})
 	}
 }
 
 func TestGetStructuredContent(t *testing.T) {
 	for city, want := range weather {
-		var got Weather
-		wasmcptest.Call(t, "get-structured-content", map[string]string{"location": city}).Decode(t, &got)
-		if got != want {
-			t.Errorf("%s: %+v, want %+v", city, got, want)
-		}
+		t.Run(city, func(t *testing.T) {
+			var got Weather
+			wasmcptest.Call(t, "get-structured-content", map[string]string{"location": city}).Decode(t, &got)
+			if got != want {
+				t.Errorf("%s: %+v, want %+v", city, got, want)
+			}
+		})
 	}
 	res := wasmcptest.Call(t, "get-structured-content", `{"location":"Paris"}`)
 	if !res.IsError || !strings.Contains(res.Text(), "must be one of") {
