@@ -257,20 +257,23 @@ func TestAdversaryMalformedLines(t *testing.T) {
 // A message followed by whitespace on its line is still one message (JSON
 // allows whitespace around a value): it is answered and the session goes on.
 func TestAdversaryTrailingWhitespace(t *testing.T) {
-	for _, ws := range []string{" ", "\t", "   \t "} {
-		s := advRaw(t, servedCopy(t, wat("hello")), legacyProtocol)
-		s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + ws)
-		s.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-		line, err := s.out.ReadString('\n')
-		if err != nil {
-			s.cmd.Wait()
-			t.Errorf("SESSION ENDED: a ping followed by %q on its line: %v, %v\n%s", ws, err, s.cmd.ProcessState, tail(s.stderr.String(), 300))
-			continue
-		}
-		if !strings.Contains(line, `"id":1,"result":{}`) {
-			t.Errorf("a ping followed by %q: %s", ws, line)
-		}
-		s.next()
+	for _, tc := range []struct{ name, ws string }{{"space", " "}, {"tab", "\t"}, {"mixed", "   \t "}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := tc.ws
+			s := advRaw(t, servedCopy(t, wat("hello")), legacyProtocol)
+			s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + ws)
+			s.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+			line, err := s.out.ReadString('\n')
+			if err != nil {
+				s.cmd.Wait()
+				t.Errorf("SESSION ENDED: a ping followed by %q on its line: %v, %v\n%s", ws, err, s.cmd.ProcessState, tail(s.stderr.String(), 300))
+				return
+			}
+			if !strings.Contains(line, `"id":1,"result":{}`) {
+				t.Errorf("a ping followed by %q: %s", ws, line)
+			}
+			s.next()
+		})
 	}
 	h := advHTTP(t, servedCopy(t, wat("hello")))
 	session := h.session(t)

@@ -124,25 +124,27 @@ func TestAdversaryListsWithOfficialClients(t *testing.T) {
 	slices.Sort(names)
 	var served []string
 	for _, name := range names {
-		dir := servedCopy(t, wat("hello"))
-		writeDescribeModule(t, filepath.Join(dir, "case.wasm"), `{"tools":[`+definition(t, name, adversaryDefinitions[name])+`]}`)
-		out, ok := tsAdversary(t, dir, "", nil)
-		var tools []string
-		for _, line := range strings.Split(out, "\n") {
-			if rest, ok := strings.CutPrefix(line, "tools "); ok {
-				tools = strings.Fields(rest)
+		t.Run(name, func(t *testing.T) {
+			dir := servedCopy(t, wat("hello"))
+			writeDescribeModule(t, filepath.Join(dir, "case.wasm"), `{"tools":[`+definition(t, name, adversaryDefinitions[name])+`]}`)
+			out, ok := tsAdversary(t, dir, "", nil)
+			var tools []string
+			for _, line := range strings.Split(out, "\n") {
+				if rest, ok := strings.CutPrefix(line, "tools "); ok {
+					tools = strings.Fields(rest)
+				}
 			}
-		}
-		if !ok || !slices.Contains(tools, "hello") {
-			t.Errorf("CLIENT-BREAKING LIST: with the module defining %s, the TypeScript SDK client cannot list hello: %s", name, strings.TrimSpace(out))
-		}
-		if slices.Contains(tools, name) {
-			served = append(served, name)
-		}
-		s := startServer(t, dir, serverOptions{protocol: legacyProtocol})
-		if _, ok := s.tools(t)["hello"]; !ok {
-			t.Errorf("CLIENT-BREAKING LIST: with the module defining %s, the Go SDK client does not list hello", name)
-		}
+			if !ok || !slices.Contains(tools, "hello") {
+				t.Errorf("CLIENT-BREAKING LIST: with the module defining %s, the TypeScript SDK client cannot list hello: %s", name, strings.TrimSpace(out))
+			}
+			if slices.Contains(tools, name) {
+				served = append(served, name)
+			}
+			s := startServer(t, dir, serverOptions{protocol: legacyProtocol})
+			if _, ok := s.tools(t)["hello"]; !ok {
+				t.Errorf("CLIENT-BREAKING LIST: with the module defining %s, the Go SDK client does not list hello", name)
+			}
+		})
 	}
 	t.Logf("served as written (the rest refused at load): %v", served)
 }

@@ -53,18 +53,20 @@ func TestStructuredToolErrors(t *testing.T) {
 				{"big", `{}`, true, `over the limit|larger than|exceeds`},
 				{"annotated", `{}`, true, `annotations.audience "alien" is neither "user" nor "assistant"`},
 			} {
-				res := s.call(t, tc.tool, tc.args)
-				if res.IsError != tc.isError || !regexp.MustCompile(tc.text).MatchString(text(res)) {
-					t.Errorf("%s(%s) = %s, want isError %v and text matching %q", tc.tool, tc.args, mustJSON(t, res), tc.isError, tc.text)
-				}
-				if tc.isError && res.StructuredContent != nil {
-					var sc map[string]any
-					b, _ := json.Marshal(res.StructuredContent)
-					_ = json.Unmarshal(b, &sc)
-					if _, ok := sc["n"]; !ok {
-						t.Errorf("%s: an error carries structuredContent %s that breaks the schema", tc.tool, b)
+				t.Run(tc.tool, func(t *testing.T) {
+					res := s.call(t, tc.tool, tc.args)
+					if res.IsError != tc.isError || !regexp.MustCompile(tc.text).MatchString(text(res)) {
+						t.Errorf("%s(%s) = %s, want isError %v and text matching %q", tc.tool, tc.args, mustJSON(t, res), tc.isError, tc.text)
 					}
-				}
+					if tc.isError && res.StructuredContent != nil {
+						var sc map[string]any
+						b, _ := json.Marshal(res.StructuredContent)
+						_ = json.Unmarshal(b, &sc)
+						if _, ok := sc["n"]; !ok {
+							t.Errorf("%s: an error carries structuredContent %s that breaks the schema", tc.tool, b)
+						}
+					}
+				})
 			}
 		})
 	}

@@ -57,9 +57,11 @@ func TestEveryListParsesWithTheTypeScriptSDK(t *testing.T) {
 	}
 	names := strings.Fields(out.String())
 	for _, c := range definitionCases {
-		if slices.Contains(names, c.name) != c.served {
-			t.Errorf("%s: served %v, want %v (log:\n%s)", c.name, !c.served, c.served, s.stderr)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if slices.Contains(names, c.name) != c.served {
+				t.Errorf("%s: served %v, want %v (log:\n%s)", c.name, !c.served, c.served, s.stderr)
+			}
+		})
 	}
 }
 

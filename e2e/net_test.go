@@ -72,17 +72,23 @@ func TestNetAllowedWithTheGoClient(t *testing.T) {
 	t.Setenv("E2E_NET_TOKEN", "s3cret")
 	s := servePlugin(t, netGuest(t), "net", `{"net":["`+plain.Origin+`","`+tls.Origin+`"],"caFile":"`+tls.WriteCA(t)+`",
 		"headers":{"`+plain.Origin+`":{"Authorization":"Bearer ${E2E_NET_TOKEN}"}}}`)
-	for _, srv := range []*egresstest.Server{plain, tls} {
-		res := s.call(t, "fetch", request(t, srv.URL+"/page"))
-		wantOK(t, res)
-		var f fetched
-		structured(t, res, &f)
-		if f.Status != 200 || text(res) != "hello from /page" || f.URL != srv.URL+"/page" {
-			t.Errorf("%s: %+v %q", srv.Origin, f, text(res))
-		}
-		if strings.Contains(mustJSON(t, res), "s3cret") {
-			t.Errorf("the guest's result holds the secret: %s", mustJSON(t, res))
-		}
+	for _, tc := range []struct {
+		name string
+		srv  *egresstest.Server
+	}{{"http", plain}, {"https", tls}} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := tc.srv
+			res := s.call(t, "fetch", request(t, srv.URL+"/page"))
+			wantOK(t, res)
+			var f fetched
+			structured(t, res, &f)
+			if f.Status != 200 || text(res) != "hello from /page" || f.URL != srv.URL+"/page" {
+				t.Errorf("%s: %+v %q", srv.Origin, f, text(res))
+			}
+			if strings.Contains(mustJSON(t, res), "s3cret") {
+				t.Errorf("the guest's result holds the secret: %s", mustJSON(t, res))
+			}
+		})
 	}
 	mu.Lock()
 	if strings.Join(auth, ",") != "Bearer s3cret," {

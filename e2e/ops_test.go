@@ -231,12 +231,20 @@ func TestMetricsCountCalls(t *testing.T) {
 
 	// A web page after DNS rebinding reads nothing of either loopback
 	// listener: its requests name the page's own host.
-	for _, base := range []string{strings.TrimSuffix(s.url, "/mcp"), strings.TrimSuffix(m[1], "/metrics")} {
-		for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
-			if code, body := reboundGet(t, base+path, testToken); code != http.StatusForbidden || strings.Contains(body, "wasmcp_") {
-				t.Errorf("GET %s%s with a rebound Host = %d %.80q, want 403 and no metrics", base, path, code, body)
+	for _, listener := range []struct{ name, base string }{
+		{"mcp", strings.TrimSuffix(s.url, "/mcp")},
+		{"metrics", strings.TrimSuffix(m[1], "/metrics")},
+	} {
+		t.Run(listener.name, func(t *testing.T) {
+			base := listener.base
+			for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
+				t.Run(strings.TrimPrefix(path, "/"), func(t *testing.T) {
+					if code, body := reboundGet(t, base+path, testToken); code != http.StatusForbidden || strings.Contains(body, "wasmcp_") {
+						t.Errorf("GET %s%s with a rebound Host = %d %.80q, want 403 and no metrics", base, path, code, body)
+					}
+				})
 			}
-		}
+		})
 	}
 }
 

@@ -316,16 +316,20 @@ func TestLoadLoggedOnceAndTruthfully(t *testing.T) {
 // speaks HTTP.
 func TestCLIVersionAndUsage(t *testing.T) {
 	for _, flag := range []string{"--version", "-v", "version"} {
-		if code, out, _ := wasmcp(t, flag); code != 0 || !strings.HasPrefix(out, "wasmcp ") {
-			t.Errorf("wasmcp %s: exit %d, %q", flag, code, out)
-		}
+		t.Run(flag, func(t *testing.T) {
+			if code, out, _ := wasmcp(t, flag); code != 0 || !strings.HasPrefix(out, "wasmcp ") {
+				t.Errorf("wasmcp %s: exit %d, %q", flag, code, out)
+			}
+		})
 	}
 	if _, _, errOut := wasmcp(t); !strings.Contains(errOut, "Streamable HTTP") {
 		t.Errorf("usage does not say serve speaks HTTP:\n%s", errOut)
 	}
 	for _, cmd := range []string{"inspect", "call"} {
-		if _, out, _ := wasmcp(t, "help", cmd); strings.Contains(out, "client-timeout") {
-			t.Errorf("help %s lists -client-timeout, which needs a client", cmd)
-		}
+		t.Run(cmd, func(t *testing.T) {
+			if _, out, _ := wasmcp(t, "help", cmd); strings.Contains(out, "client-timeout") {
+				t.Errorf("help %s lists -client-timeout, which needs a client", cmd)
+			}
+		})
 	}
 }

@@ -70,15 +70,17 @@ func TestHotReloadScenarios(t *testing.T) {
 				name string
 				wasm []byte
 			}{{"garbage", []byte("garbage, not a WebAssembly module")}, {"truncated", v2[:len(v2)/2]}} {
-				mark := s.logMark()
-				if err := os.WriteFile(path, bad.wasm, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				s.waitLog(t, mark, logField("msg", "plugin not reloaded; the previous version keeps serving"), logField("file", path))
-				s.wantQuiet(t, bad.name+" written over the module")
-				for range 5 {
-					s.wantHello(t, helloV2)
-				}
+				t.Run(bad.name, func(t *testing.T) {
+					mark := s.logMark()
+					if err := os.WriteFile(path, bad.wasm, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					s.waitLog(t, mark, logField("msg", "plugin not reloaded; the previous version keeps serving"), logField("file", path))
+					s.wantQuiet(t, bad.name+" written over the module")
+					for range 5 {
+						s.wantHello(t, helloV2)
+					}
+				})
 			}
 		}},
 		{"delete and restore", func(t *testing.T) {
@@ -156,11 +158,13 @@ func TestHotReloadScenarios(t *testing.T) {
 				s.waitToolsChanged(t)
 			}
 			for _, i := range []int{0, 42, n - 1} {
-				res := s.call(t, bulkName(i), `{}`)
-				wantOK(t, res)
-				if got, want := text(res), bulkName(i)+" answers"; got != want {
-					t.Errorf("%s = %q, want %q", bulkName(i), got, want)
-				}
+				t.Run(bulkName(i), func(t *testing.T) {
+					res := s.call(t, bulkName(i), `{}`)
+					wantOK(t, res)
+					if got, want := text(res), bulkName(i)+" answers"; got != want {
+						t.Errorf("%s = %q, want %q", bulkName(i), got, want)
+					}
+				})
 			}
 			s.wantHello(t, helloV2)
 		}},

@@ -102,9 +102,11 @@ func TestRoundAcrossReplicas(t *testing.T) {
 	}
 	unknownKey := "requestState was sealed under a state key this server does not hold: by a replica without the same -state-key-file"
 	for name, r := range map[string]*replica{"c, a random key": c, "d, another key file": d} {
-		if res := r.call(t, answer); !res.IsError || !strings.Contains(text(res), unknownKey) {
-			t.Errorf("second round on replica %s: %q (error %v), want a tool error saying %q", name, text(res), res.IsError, unknownKey)
-		}
+		t.Run(name, func(t *testing.T) {
+			if res := r.call(t, answer); !res.IsError || !strings.Contains(text(res), unknownKey) {
+				t.Errorf("second round on replica %s: %q (error %v), want a tool error saying %q", name, text(res), res.IsError, unknownKey)
+			}
+		})
 	}
 
 	// d is given the key as the one that opens only (a rotation's first

@@ -170,16 +170,18 @@ func TestBundledTools(t *testing.T) {
 			t.Fatalf("tools/list = %v, modules declare %v", got, want)
 		}
 		for name, d := range declared {
-			tool := served[name]
-			if !sameJSON(t, tool.InputSchema, d.InputSchema) {
-				t.Errorf("%s: inputSchema %s, module declares %s", name, mustJSON(t, tool.InputSchema), d.InputSchema)
-			}
-			if !sameJSON(t, tool.OutputSchema, d.OutputSchema) {
-				t.Errorf("%s: outputSchema %s, module declares %s", name, mustJSON(t, tool.OutputSchema), d.OutputSchema)
-			}
-			if tool.Description != d.Description {
-				t.Errorf("%s: description %q, module declares %q", name, tool.Description, d.Description)
-			}
+			t.Run(name, func(t *testing.T) {
+				tool := served[name]
+				if !sameJSON(t, tool.InputSchema, d.InputSchema) {
+					t.Errorf("%s: inputSchema %s, module declares %s", name, mustJSON(t, tool.InputSchema), d.InputSchema)
+				}
+				if !sameJSON(t, tool.OutputSchema, d.OutputSchema) {
+					t.Errorf("%s: outputSchema %s, module declares %s", name, mustJSON(t, tool.OutputSchema), d.OutputSchema)
+				}
+				if tool.Description != d.Description {
+					t.Errorf("%s: description %q, module declares %q", name, tool.Description, d.Description)
+				}
+			})
 		}
 	})
 
