@@ -104,6 +104,9 @@ type Change struct {
 	Updated []Tool
 	// Removed are the names of tools no longer served.
 	Removed []string
+	// Views says that the policy's views changed (Reconfigure): a
+	// principal may now see other tools, though no tool changed.
+	Views bool
 }
 
 // Refusal is a tool a module defines but is not served from it because
@@ -150,6 +153,8 @@ type Host struct {
 	// the tool list of each view.
 	policy atomic.Pointer[policy.Policy]
 	sights sightLists
+	// viewed are the subscribers told when Reconfigure changes the views.
+	viewed subscribers
 	// observing stops the callback of the observable instruments.
 	observing metric.Registration
 
@@ -385,9 +390,42 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 // subscribers have seen it: fn must be quick and must not call the Host's
 // loading methods or Close. cancel stops further calls.
 func (h *Host) Subscribe(fn func(Change)) (cancel func()) {
-	return h.reg.Subscribe(func(c registry.Change[*plugin.Plugin]) {
+	stopTools := h.reg.Subscribe(func(c registry.Change[*plugin.Plugin]) {
 		fn(Change{Added: toTools(c.Added), Updated: toTools(c.Updated), Removed: c.Removed})
 	})
+	stopViews := h.viewed.add(fn)
+	return func() { stopTools(); stopViews() }
+}
+
+// subscribers are functions to tell of a Change.
+type subscribers struct {
+	mu   sync.Mutex
+	next int
+	fns  map[int]func(Change)
+}
+
+func (s *subscribers) add(fn func(Change)) (cancel func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fns == nil {
+		s.fns = map[int]func(Change){}
+	}
+	id := s.next
+	s.next++
+	s.fns[id] = fn
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.fns, id)
+	}
+}
+
+func (s *subscribers) tell(c Change) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, fn := range s.fns {
+		fn(c)
+	}
 }
 
 // Close stops every Watch, waits for them to return, closes every module

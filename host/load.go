@@ -219,7 +219,8 @@ func (h *Host) syncDirLocked(ctx context.Context, all, progressive bool) error {
 // policy now refuses stops serving, one it now allows is loaded, and every
 // other is loaded again with its new limits and grants. A module that fails
 // to load again for another reason keeps serving as it was. Calls running
-// finish where they are. The error is for the directory, a closed Host, or
+// finish where they are. When the views change, subscribers hear of it
+// (Change.Views). The error is for the directory, a closed Host, or
 // ctx ending.
 func (h *Host) Reconfigure(ctx context.Context, p *policy.Policy, t *trust.Verifier) error {
 	if h.isClosed() {
@@ -228,10 +229,14 @@ func (h *Host) Reconfigure(ctx context.Context, p *policy.Policy, t *trust.Verif
 	h.loading.Lock()
 	defer h.loading.Unlock()
 	h.cfg.policy, h.cfg.trust = p, t
-	h.policy.Store(p)
+	old := h.policy.Swap(p)
 	h.generation++
 	defer h.recordReload(ctx, "reconfigure", time.Now())
-	return h.syncDirLocked(ctx, true, false)
+	err := h.syncDirLocked(ctx, true, false)
+	if !old.SameViews(p) {
+		h.viewed.tell(Change{Views: true})
+	}
+	return err
 }
 
 // apply loads the changed files of one watcher batch and removes the

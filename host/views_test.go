@@ -27,13 +27,14 @@ func TestViewsAndSurface(t *testing.T) {
 	dir := t.TempDir()
 	place(t, dir, "a.wasm", guest(t, guestSpec{Tools: []string{"x", "y", "hidden"}, Answer: "a"}))
 	place(t, dir, "b.wasm", guest(t, guestSpec{Tools: []string{"x", "z"}, Answer: "b"}))
-	pol, err := policy.Parse([]byte(`{
+	doc := []byte(`{
 		"plugins": {"a": {"tools": {"deny": ["hidden"], "rename": {"x": "ax"}}}, "b": {"tools": {"prefix": "b_"}}},
 		"local": {"subject": "me"},
 		"views": [
 			{"name": "alice", "match": {"subjects": ["alice", "me"]}, "allow": ["a"], "deny": ["a/y"]},
 			{"name": "ops", "match": {"scopes": ["ops"]}, "allow": ["b/*"], "require": {"b/b_z": ["ops:write"]}}
-		]}`), t.TempDir())
+		]}`)
+	pol, err := policy.Parse(doc, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,26 @@ func TestViewsAndSurface(t *testing.T) {
 		})
 	}
 
-	// A reconfigured policy shows its views at once.
+	// A reconfigured policy shows its views at once, and subscribers hear
+	// that the views changed; a reload that keeps them says nothing of
+	// views.
+	var viewChanges int
+	cancel := h.Subscribe(func(c host.Change) {
+		if c.Views {
+			viewChanges++
+		}
+	})
+	defer cancel()
+	same, err := policy.Parse(doc, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Reconfigure(ctx, same, nil); err != nil {
+		t.Fatal(err)
+	}
+	if viewChanges != 0 {
+		t.Errorf("the same views reported as changed %d times", viewChanges)
+	}
 	pol2, err := policy.Parse([]byte(`{"views": [{"name": "all", "match": {"any": true}, "allow": ["*"]}]}`), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -101,5 +121,8 @@ func TestViewsAndSurface(t *testing.T) {
 	// it to one of them.
 	if got := names(h.ToolsFor(alice)); !slices.Equal(got, []string{"a/hidden", "a/x", "a/y", "b/z"}) {
 		t.Errorf("after the reconfiguration: %q", got)
+	}
+	if viewChanges != 1 {
+		t.Errorf("views reported as changed %d times, want 1", viewChanges)
 	}
 }

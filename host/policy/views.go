@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -232,6 +233,22 @@ func (s *Sight) Views() string {
 		return ""
 	}
 	return strings.Join(s.names, ",")
+}
+
+// SameViews reports whether pol and other show every principal the same
+// tools: their views and local principal are equal.
+func (pol *Policy) SameViews(other *Policy) bool {
+	var a, b *Policy
+	if pol != nil {
+		a = &Policy{views: pol.views, local: pol.local}
+	}
+	if other != nil {
+		b = &Policy{views: other.views, local: other.local}
+	}
+	if a == nil || b == nil {
+		return (a == nil || len(a.views) == 0 && a.local == nil) && (b == nil || len(b.views) == 0 && b.local == nil)
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // Scopes returns every scope the file's views mention in "match" and

@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -108,9 +110,9 @@ type Adapter struct {
 
 	mu      sync.Mutex
 	servers []served // every server the tools are registered with; guarded by mu
-	// registered are the names of the tools registered with the servers,
+	// registered are the tools registered with the servers, by name,
 	// which go-sdk finds a tools/call's tool among; guarded by mu.
-	registered map[string]bool
+	registered map[string]host.Tool
 }
 
 // served is a server and the tools/call handler its tools are registered
@@ -205,14 +207,14 @@ func (a *Adapter) onChange(c host.Change) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.registered == nil {
-		a.registered = map[string]bool{}
+		a.registered = map[string]host.Tool{}
 	}
 	for _, name := range c.Removed {
 		delete(a.registered, name)
 	}
 	for _, ts := range [][]host.Tool{c.Added, c.Updated} {
 		for _, t := range ts {
-			a.registered[t.Name] = true
+			a.registered[t.Name] = t
 		}
 	}
 	for _, sv := range a.servers {
@@ -225,6 +227,24 @@ func (a *Adapter) onChange(c host.Change) {
 		for _, t := range c.Updated {
 			a.register(sv.server, t, sv.handle)
 		}
+	}
+	if c.Views {
+		a.viewsChanged()
+	}
+}
+
+// viewsChanged tells clients that their tool lists may have changed though
+// no tool did: the policy's views did. go-sdk sends list_changed only when
+// a server's tools change, and to every session, so one tool is registered
+// again as it was; a session whose view stayed as it was lists the same
+// tools again. a.mu is held.
+func (a *Adapter) viewsChanged() {
+	if len(a.registered) == 0 {
+		return // no tool: every view is empty, before and after
+	}
+	t := a.registered[slices.Min(slices.Collect(maps.Keys(a.registered)))]
+	for _, sv := range a.servers {
+		a.register(sv.server, t, sv.handle)
 	}
 }
 

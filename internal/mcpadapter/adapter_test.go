@@ -410,6 +410,14 @@ func TestChangesReachClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			assertJSON(t, "updated schema", list.Tools[0].InputSchema, `{"type":"object","properties":{"x":{}}}`)
+
+			// A change of the views alone (a reconfigured policy) tells
+			// the client too, and changes no definition.
+			h.emit(host.Change{Views: true})
+			waitListChanged(ctx, t, c)
+			if names := toolNames(ctx, t, c); !slices.Equal(names, []string{"new"}) {
+				t.Errorf("tools after a change of views = %v, want [new]", names)
+			}
 		})
 	}
 }

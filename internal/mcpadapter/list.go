@@ -144,7 +144,8 @@ func (a *Adapter) awaitLoad(next mcp.MethodHandler) mcp.MethodHandler {
 func (a *Adapter) serves(tool string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.registered[tool]
+	_, ok := a.registered[tool]
+	return ok
 }
 
 // withErrorCodes gives an error without a JSON-RPC code one: go-sdk sends
