@@ -34,6 +34,22 @@ const (
 	ExportCall = "wasmcp_call"
 )
 
+// Exports of a module that offers resources or prompts (ABI.md section 4,
+// "Resources and prompts"), an addition to version 1.
+const (
+	// ExportRead: (uri_ptr, uri_len i32) -> i64. Reads one resource and
+	// returns a packed pointer and length of a UTF-8 JSON ReadResult.
+	// Required when the Describe document lists resources or templates.
+	ExportRead = "wasmcp_read"
+	// ExportPrompt: (name_ptr, name_len, args_ptr, args_len i32) -> i64.
+	// Gets one prompt and returns a packed PromptResult. Required when the
+	// Describe document lists prompts.
+	ExportPrompt = "wasmcp_prompt"
+	// ExportComplete: (req_ptr, req_len i32) -> i64. Completes one argument
+	// of a CompleteRequest and returns a packed CompleteResult. Optional.
+	ExportComplete = "wasmcp_complete"
+)
+
 // ImportModule is the only module name under which the host offers functions
 // to guests. Every other import a guest declares must be WASI preview 1.
 const ImportModule = "wasmcp"
@@ -182,6 +198,17 @@ const (
 	MaxToolNameLen = 128
 	// MaxTools is the largest number of tools one module may define.
 	MaxTools = 1024
+	// MaxResources, MaxResourceTemplates and MaxPrompts are the most of
+	// each one module may define.
+	MaxResources         = 1024
+	MaxResourceTemplates = 256
+	MaxPrompts           = 1024
+	// MaxURILen is the longest resource URI or URI template, in bytes.
+	MaxURILen = 2048
+	// MaxPromptArguments is the most arguments one prompt may have.
+	MaxPromptArguments = 64
+	// MaxCompletionValues is the most values a completion sends.
+	MaxCompletionValues = 100
 	// MaxDescribeSize is the largest Describe document, in bytes.
 	MaxDescribeSize = 4 << 20
 	// MaxLogSize is the longest log or progress message; longer ones are

@@ -10,6 +10,12 @@ import (
 type Describe struct {
 	// Tools are the module's tool definitions, at most MaxTools.
 	Tools []Tool `json:"tools"`
+	// Resources, ResourceTemplates and Prompts are what the module offers
+	// beside its tools (resources.go), served through ExportRead,
+	// ExportPrompt and ExportComplete.
+	Resources         []Resource         `json:"resources,omitempty"`
+	ResourceTemplates []ResourceTemplate `json:"resourceTemplates,omitempty"`
+	Prompts           []Prompt           `json:"prompts,omitempty"`
 	// Permissions, when present, is what the module asks the operator for
 	// beyond the closed sandbox. A host grants at most the intersection of
 	// this request and its operator's policy, never more; nil asks for
