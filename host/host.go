@@ -104,10 +104,25 @@ type Change struct {
 	Updated []Tool
 	// Removed are the names of tools no longer served.
 	Removed []string
+	// Prompts, Resources and Templates are the changes of what plugins
+	// offer besides tools; Removed names a resource by its URI, a template
+	// by its URI template.
+	Prompts   Delta[Prompt]
+	Resources Delta[Resource]
+	Templates Delta[ResourceTemplate]
 	// Views says that the policy's views changed (Reconfigure): a
 	// principal may now see other tools, though no tool changed.
 	Views bool
 }
+
+// Delta is the change of one list of a Change.
+type Delta[T any] struct {
+	Added, Updated []T
+	Removed        []string
+}
+
+// Empty reports whether d changes nothing.
+func (d Delta[T]) Empty() bool { return len(d.Added)+len(d.Updated)+len(d.Removed) == 0 }
 
 // Refusal is a tool a module defines but is not served from it because
 // another module owns the name (see the package documentation).
@@ -390,9 +405,7 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 // subscribers have seen it: fn must be quick and must not call the Host's
 // loading methods or Close. cancel stops further calls.
 func (h *Host) Subscribe(fn func(Change)) (cancel func()) {
-	stopTools := h.reg.Subscribe(func(c registry.Change[*plugin.Plugin]) {
-		fn(Change{Added: toTools(c.Added), Updated: toTools(c.Updated), Removed: c.Removed})
-	})
+	stopTools := h.reg.Subscribe(func(c registry.Change[*plugin.Plugin]) { fn(toChange(c)) })
 	stopViews := h.viewed.add(fn)
 	return func() { stopTools(); stopViews() }
 }

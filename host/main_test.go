@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +17,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/internal/sandbox/sandboxtest"
 )
@@ -81,11 +84,34 @@ func guest(t testing.TB, spec guestSpec) []byte {
 // whose every call returns answer as its text, once per distinct pair per
 // test binary.
 func guestModule(t testing.TB, describe []byte, answer string) []byte {
+	return offerModule(t, describe, answer, nil)
+}
+
+// offerModule builds a guestModule that also exports each function of
+// offers ("wasmcp_read", "wasmcp_prompt", "wasmcp_complete"), returning the
+// document given.
+func offerModule(t testing.TB, describe []byte, answer string, offers map[string]string) []byte {
 	t.Helper()
 	result, _ := json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": answer}}})
 	const describeAt = 16
 	resultAt := describeAt + len(describe)
-	if resultAt+len(result) > 65536 {
+	type offer struct {
+		Export, Params, Doc string
+		At                  int
+		Packed              uint64
+	}
+	var offs []offer
+	at := resultAt + len(result)
+	for _, export := range slices.Sorted(maps.Keys(offers)) {
+		params := "i32 i32"
+		if export == abi.ExportPrompt {
+			params = "i32 i32 i32 i32"
+		}
+		doc := offers[export]
+		offs = append(offs, offer{export, params, watString([]byte(doc)), at, uint64(at)<<32 | uint64(len(doc))})
+		at += len(doc)
+	}
+	if at > 65536 {
 		t.Fatalf("guest documents do not fit in one page")
 	}
 	var wat bytes.Buffer
@@ -94,6 +120,7 @@ func guestModule(t testing.TB, describe []byte, answer string) []byte {
 		"DescribePacked": uint64(describeAt)<<32 | uint64(len(describe)),
 		"ResultAt":       resultAt, "Result": watString(result),
 		"ResultPacked": uint64(resultAt)<<32 | uint64(len(result)),
+		"Offers":       offs,
 	})
 	if err != nil {
 		t.Fatal(err)

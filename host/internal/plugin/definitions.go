@@ -64,6 +64,9 @@ func (p *Plugin) define(doc []byte) error {
 		p.byName[served] = t
 		p.tools = append(p.tools, t.def)
 	}
+	if err := p.defineOffers(&d); err != nil {
+		return fmt.Errorf("describe document: %w", err)
+	}
 	return nil
 }
 

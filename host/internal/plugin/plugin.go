@@ -113,6 +113,8 @@ type Plugin struct {
 	closed          func()
 	surface         *policy.Surface
 	closeOnce       sync.Once
+	// offers are its resources, templates and prompts (offers.go).
+	offers offers
 }
 
 // tool is a definition, as served, with its compiled schemas.
@@ -175,6 +177,11 @@ func Load(ctx context.Context, path string, wasm []byte, opts Options) (*Plugin,
 	}
 	if !p.info.AsksPermissions {
 		p.standIns = findStandIns(p.info.Imports, p.granted)
+	}
+	p.capViews(p.granted.Net)
+	if len(p.offers.dropped) > 0 {
+		p.logger.Warn("app view asks for origins the plugin is not granted: clients do not get them",
+			"plugin", p.name, "origins", p.offers.dropped)
 	}
 	for _, t := range p.tools {
 		if len(t.Name) > clientNameLimit {

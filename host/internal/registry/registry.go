@@ -255,7 +255,7 @@ func (r *Registry[P]) Subscribe(fn func(Change[P])) (cancel func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := &subscriber[P]{fn: fn}
-	if now := r.snap.Load().sorted; len(now) > 0 {
+	if now := r.snap.Load().all(); len(now) > 0 {
 		fn(Change[P]{Added: now})
 	}
 	r.subs = append(slices.Clip(r.subs), s)

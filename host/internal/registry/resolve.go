@@ -34,7 +34,7 @@ func resolve[P Plugin](plugins map[string]*loaded[P], claims map[string]string) 
 		}
 	}
 	slices.SortFunc(all, func(a, b *Entry[P]) int {
-		return cmp.Or(cmp.Compare(a.Tool.Name, b.Tool.Name), cmp.Compare(a.Plugin.Name(), b.Plugin.Name()))
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Key(), b.Key()), cmp.Compare(a.Plugin.Name(), b.Plugin.Name()))
 	})
 	s := &Snapshot[P]{
 		plugins: plugins,
@@ -43,9 +43,9 @@ func resolve[P Plugin](plugins map[string]*loaded[P], claims map[string]string) 
 	}
 	next := make(map[string]string, n)
 	for len(all) > 0 {
-		tool := all[0].Tool.Name
+		tool := all[0].Key()
 		end := 1
-		for end < len(all) && all[end].Tool.Name == tool {
+		for end < len(all) && all[end].Key() == tool {
 			end++
 		}
 		es := all[:end]
@@ -58,7 +58,11 @@ func resolve[P Plugin](plugins map[string]*loaded[P], claims map[string]string) 
 		}
 		winner := *es[owner]
 		s.tools[tool] = winner
-		s.sorted = append(s.sorted, winner)
+		if winner.Kind == KindTool {
+			s.sorted = append(s.sorted, winner)
+		} else {
+			s.others[winner.Kind-1] = append(s.others[winner.Kind-1], winner)
+		}
 		next[tool] = winner.Plugin.Name()
 		for i, e := range es {
 			if i != owner {

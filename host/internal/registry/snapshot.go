@@ -5,28 +5,78 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/wasmcp/wasmcp/abi"
 )
 
 // Snapshot is one immutable state of the registry: the loaded plugins, the
-// tool each serves and the tools refused because another plugin owns them.
+// tool (prompt, resource, template) each serves and those refused because
+// another plugin owns them.
 type Snapshot[P Plugin] struct {
 	plugins map[string]*loaded[P] // by plugin name, including plugins with every tool refused
-	tools   map[string]Entry[P]   // by tool name: the served tools
+	tools   map[string]Entry[P]   // by key (Entry.Key): what is served
 	sorted  []Entry[P]            // tools sorted by name
-	refused []Refusal             // sorted by tool, then plugin
+	others  [kinds - 1][]Entry[P] // the other kinds, each sorted by name
+	refused []Refusal             // sorted by key, then plugin
 	closed  bool                  // the registry was closed
 }
 
-// Entry is one served tool and the plugin that serves it.
+// Kind is what an entry offers clients.
+type Kind uint8
+
+const (
+	KindTool Kind = iota
+	KindPrompt
+	KindResource
+	KindTemplate
+	kinds
+)
+
+// keyPrefixes make the keys of kinds other than tools, which no tool name
+// can take (tool names hold no ':'), so that the claims of tools read as
+// they always did.
+var keyPrefixes = [kinds]string{"", "prompt:", "resource:", "template:"}
+
+// Key is the key of an entry of kind k named name: in the snapshot, in
+// claims and in refusals.
+func Key(k Kind, name string) string { return keyPrefixes[k] + name }
+
+// ParseKey splits a key made by Key.
+func ParseKey(key string) (Kind, string) {
+	for k := KindPrompt; k < kinds; k++ {
+		if name, ok := strings.CutPrefix(key, keyPrefixes[k]); ok {
+			return k, name
+		}
+	}
+	return KindTool, key
+}
+
+// Entry is one served tool, prompt, resource or resource template, and the
+// plugin that serves it.
 type Entry[P Plugin] struct {
-	Tool   abi.Tool
+	// Tool is the definition of a KindTool entry.
+	Tool abi.Tool
+	Kind Kind
+	// Name is the name of an entry of another kind: the prompt's name, the
+	// resource's URI, the template's URI template. Def is its definition,
+	// an *abi.Prompt, *abi.Resource or *abi.ResourceTemplate.
+	Name   string
+	Def    any
 	Plugin P
-	// def holds Tool's canonical JSON, compared to tell an updated
-	// definition from an identical one. Copies of an entry share it.
+	// def holds the definition's canonical JSON, compared to tell an
+	// updated definition from an identical one. Copies of an entry share
+	// it.
 	def *definition
+}
+
+// Key is e's key: its tool name, or its name with its kind's prefix.
+func (e *Entry[P]) Key() string {
+	if e.Kind == KindTool {
+		return e.Tool.Name
+	}
+	return Key(e.Kind, e.Name)
 }
 
 // definition is the canonical JSON of a tool definition, computed when a
@@ -48,12 +98,19 @@ func sameDefinition[P Plugin](a, b Entry[P]) bool {
 }
 
 func (e Entry[P]) canonical() []byte {
-	e.def.once.Do(func() { e.def.json = canonicalJSON(e.Tool) })
+	e.def.once.Do(func() {
+		if e.Kind == KindTool {
+			e.def.json = canonicalJSON(e.Tool)
+		} else {
+			e.def.json = canonicalJSON(e.Def)
+		}
+	})
 	return e.def.json
 }
 
 // Refusal records a tool a plugin defines but does not serve because Owner
-// serves a tool of that name. Plugin and Owner are plugin names.
+// serves a tool of that name. Plugin and Owner are plugin names; Tool is
+// the key of what is refused (a tool's name, or Key's of another kind).
 type Refusal struct {
 	Tool   string
 	Plugin string
@@ -61,9 +118,10 @@ type Refusal struct {
 }
 
 // Change is the difference between two snapshots as a client sees it: tools
-// that appeared, tools whose definition changed, and names that disappeared.
-// A tool that moves to another plugin with a byte-identical definition is
-// not a change. Added and Updated are sorted by name, Removed too.
+// (prompts, ...) that appeared, those whose definition changed, and the
+// keys that disappeared. A tool that moves to another plugin with a
+// byte-identical definition is not a change. Added and Updated are sorted
+// by kind, then name; Removed by key.
 type Change[P Plugin] struct {
 	Added   []Entry[P]
 	Updated []Entry[P]
@@ -79,7 +137,8 @@ func emptySnapshot[P Plugin]() *Snapshot[P] {
 	return &Snapshot[P]{plugins: map[string]*loaded[P]{}, tools: map[string]Entry[P]{}}
 }
 
-// Lookup returns the entry serving tool.
+// Lookup returns the entry serving tool, or, given a Key, the entry of
+// another kind.
 func (s *Snapshot[P]) Lookup(tool string) (Entry[P], bool) {
 	e, ok := s.tools[tool]
 	return e, ok
@@ -88,6 +147,24 @@ func (s *Snapshot[P]) Lookup(tool string) (Entry[P], bool) {
 // Entries returns the served tools sorted by name. The slice is shared:
 // callers must not modify it.
 func (s *Snapshot[P]) Entries() []Entry[P] { return s.sorted }
+
+// Offered returns the served entries of kind k sorted by name. The slice is
+// shared: callers must not modify it.
+func (s *Snapshot[P]) Offered(k Kind) []Entry[P] {
+	if k == KindTool {
+		return s.sorted
+	}
+	return s.others[k-1]
+}
+
+// all returns every served entry, tools first, then each other kind.
+func (s *Snapshot[P]) all() []Entry[P] {
+	out := slices.Clone(s.sorted)
+	for _, es := range s.others {
+		out = append(out, es...)
+	}
+	return out
+}
 
 // Refused returns the refused tools sorted by tool then plugin name. The
 // slice is shared: callers must not modify it.
@@ -113,19 +190,48 @@ func (s *Snapshot[P]) Plugins() []P {
 	return out
 }
 
+// Offerer is a Plugin that offers prompts, resources and resource
+// templates besides its tools; *plugin.Plugin is one.
+type Offerer interface {
+	Prompts() []abi.Prompt
+	Resources() []abi.Resource
+	ResourceTemplates() []abi.ResourceTemplate
+}
+
 // loaded is a plugin with its entries, made once when the plugin enters the
 // registry rather than at every swap.
 type loaded[P Plugin] struct {
 	p     P
-	tools []Entry[P]
+	tools []Entry[P] // every kind, tools first
 }
 
 func newLoaded[P Plugin](p P) *loaded[P] {
 	tools := p.Tools()
-	l := &loaded[P]{p: p, tools: make([]Entry[P], len(tools))}
-	defs := make([]definition, len(tools))
+	var o Offerer
+	n := len(tools)
+	if off, ok := any(p).(Offerer); ok {
+		o = off
+		n += len(o.Prompts()) + len(o.Resources()) + len(o.ResourceTemplates())
+	}
+	l := &loaded[P]{p: p, tools: make([]Entry[P], 0, n)}
+	defs := make([]definition, n)
 	for i, t := range tools {
-		l.tools[i] = Entry[P]{Tool: t, Plugin: p, def: &defs[i]}
+		l.tools = append(l.tools, Entry[P]{Tool: t, Plugin: p, def: &defs[i]})
+	}
+	if o == nil {
+		return l
+	}
+	add := func(k Kind, name string, def any) {
+		l.tools = append(l.tools, Entry[P]{Kind: k, Name: name, Def: def, Plugin: p, def: &defs[len(l.tools)]})
+	}
+	for _, d := range o.Prompts() {
+		add(KindPrompt, d.Name, &d)
+	}
+	for _, d := range o.Resources() {
+		add(KindResource, d.URI, &d)
+	}
+	for _, d := range o.ResourceTemplates() {
+		add(KindTemplate, d.URITemplate, &d)
 	}
 	return l
 }
@@ -133,7 +239,7 @@ func newLoaded[P Plugin](p P) *loaded[P] {
 // canonicalJSON encodes t with object keys sorted at every depth and
 // numbers kept as written, so two definitions compare equal exactly when
 // they mean the same JSON regardless of the key order a guest used.
-func canonicalJSON(t abi.Tool) []byte {
+func canonicalJSON(t any) []byte {
 	raw, err := json.Marshal(t)
 	if err != nil {
 		return nil
@@ -154,19 +260,22 @@ func canonicalJSON(t abi.Tool) []byte {
 // diff computes what clients must be told to go from old to next.
 func diff[P Plugin](old, next *Snapshot[P]) Change[P] {
 	var c Change[P]
-	for _, e := range next.sorted {
-		prev, ok := old.tools[e.Tool.Name]
-		switch {
-		case !ok:
-			c.Added = append(c.Added, e)
-		case !sameDefinition(prev, e):
-			c.Updated = append(c.Updated, e)
+	for k := KindTool; k < kinds; k++ {
+		for _, e := range next.Offered(k) {
+			prev, ok := old.tools[e.Key()]
+			switch {
+			case !ok:
+				c.Added = append(c.Added, e)
+			case !sameDefinition(prev, e):
+				c.Updated = append(c.Updated, e)
+			}
+		}
+		for _, e := range old.Offered(k) {
+			if _, ok := next.tools[e.Key()]; !ok {
+				c.Removed = append(c.Removed, e.Key())
+			}
 		}
 	}
-	for _, e := range old.sorted {
-		if _, ok := next.tools[e.Tool.Name]; !ok {
-			c.Removed = append(c.Removed, e.Tool.Name)
-		}
-	}
+	slices.Sort(c.Removed)
 	return c
 }

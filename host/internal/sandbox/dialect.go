@@ -74,8 +74,8 @@ type dialect interface {
 	// list returns a copy of the module's tool list: a Describe document
 	// of ABI.md section 4.
 	list(ctx context.Context) ([]byte, error)
-	// call runs tool with the arguments args, as Module.Call says.
-	call(ctx context.Context, tool string, args []byte, hooks *CallHooks, read ReadFunc) error
+	// serve runs op, as Module.Serve says.
+	serve(ctx context.Context, op Op, hooks *CallHooks, read ReadFunc) error
 }
 
 // dialectOf chooses the dialect of a compiled module by its imports: one

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -32,6 +33,21 @@ const (
 	exportCallV2     = "call_tool"
 )
 
+// The exports of protocol 2 for prompts, resources and completion: each
+// listing with the export that serves what it lists, the member of the
+// Describe document its output's list becomes, and the kind of Op.
+var extismLists = []struct {
+	list, member, serve string
+	kind                OpKind
+}{
+	{"list_prompts", "prompts", "get_prompt", OpPrompt},
+	{"list_resources", "resources", "read_resource", OpRead},
+	{"list_resource_templates", "resourceTemplates", "read_resource", OpRead},
+}
+
+// exportCompleteV2 completes an argument of a prompt or a template.
+const exportCompleteV2 = "complete"
+
 // extismStart is a command's entry point, which Extism's runtime runs when
 // it instantiates a plugin.
 const extismStart = "_start"
@@ -54,6 +70,8 @@ type extism struct {
 	vars varStore
 	// calls numbers the calls of protocol 2, whose input names one.
 	calls atomic.Uint64
+	// lists are the exports of extismLists the plugin has, in that order.
+	lists []string
 }
 
 func newExtism(m *Module) *extism { return &extism{m: m} }
@@ -65,7 +83,30 @@ func (d *extism) checkExports(fns map[string]api.FunctionDefinition, info *Info)
 	var err error
 	d.protocol, err = extismProtocol(fns)
 	info.Protocol = d.protocol
-	return errors.Join(append([]error{err}, checkInits(fns, abi.ExportInitialize, extismStart)...)...)
+	errs := append([]error{err}, checkInits(fns, abi.ExportInitialize, extismStart)...)
+	if d.protocol == 2 {
+		info.Serves, d.lists = map[OpKind]bool{}, nil
+		for _, l := range extismLists {
+			if _, ok := fns[l.list]; !ok {
+				continue
+			}
+			if _, ok := fns[l.serve]; !ok {
+				errs = append(errs, fmt.Errorf("missing export %s: the plugin lists with %s what it serves", l.serve, l.list))
+				continue
+			}
+			d.lists = append(d.lists, l.list)
+			info.Serves[l.kind], info.Serves[OpList] = true, true
+		}
+		if _, ok := fns[exportCompleteV2]; ok {
+			info.Serves[OpComplete] = true
+		}
+		for _, name := range []string{"list_prompts", "get_prompt", "list_resources", "list_resource_templates", "read_resource", exportCompleteV2} {
+			if _, e := extismExport(fns, name); e != nil {
+				errs = append(errs, e)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // inits: the start function, a command's _start, which Extism's runtime
@@ -96,105 +137,143 @@ type extismCallParams struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// list runs the protocol's listing export, in an instance that is closed
-// afterwards, as a wasmcp module's describe.
+// list runs the protocol's listing exports in one instance, closed
+// afterwards, as a wasmcp module's describe: the tools' listing, and with
+// protocol 2 those of prompts and resources, whose lists join it as
+// members of one Describe document.
 func (d *extism) list(ctx context.Context) ([]byte, error) {
 	export, input := exportDescribeV1, []byte(nil)
 	if d.protocol == 2 {
-		export = exportListV2
-		input, _ = json.Marshal(struct {
-			Context extismContext `json:"context"`
-		}{extismContext{Meta: map[string]any{}}})
+		export, input = exportListV2, listInput
 	}
 	var doc []byte
-	var failure string
-	err := d.run(ctx, export, "", input, nil, func(out []byte, failed bool) error {
-		if failed {
-			failure = string(out)
+	err := d.m.run(ctx, callState{}, false, func(ctx context.Context, in *instance) error {
+		defer in.ext.reset()
+		out, err := d.listing(ctx, in, export, input)
+		if err != nil || len(d.lists) == 0 {
+			doc = out
+			return err
 		}
-		doc = bytes.Clone(out)
-		return nil
+		var merged map[string]json.RawMessage
+		if err := json.Unmarshal(out, &merged); err != nil || merged == nil {
+			return fmt.Errorf("%s: the output is not a JSON object", export)
+		}
+		for _, l := range extismLists {
+			if !slices.Contains(d.lists, l.list) {
+				continue
+			}
+			out, err := d.listing(ctx, in, l.list, listInput)
+			if err != nil {
+				return err
+			}
+			var got map[string]json.RawMessage
+			if err := json.Unmarshal(out, &got); err != nil {
+				return fmt.Errorf("%s: the output is not a JSON object", l.list)
+			}
+			merged[l.member] = got[l.member]
+		}
+		doc, err = json.Marshal(merged)
+		if err == nil && len(doc) > abi.MaxDescribeSize {
+			err = fmt.Errorf("the listings together are %d bytes, over the limit of %s", len(doc), formatBytes(abi.MaxDescribeSize))
+		}
+		return err
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", export, err)
-	case failure != "":
-		return nil, fmt.Errorf("%s reported an error: %s", export, strings.ToValidUTF8(failure, "\uFFFD"))
 	}
 	return doc, nil
 }
 
-// call builds the input of the protocol's call export from the tool's name
-// and arguments, as hyper-mcp does, and runs it.
-func (d *extism) call(ctx context.Context, tool string, args []byte, hooks *CallHooks, read ReadFunc) error {
-	params := extismCallParams{tool, args}
-	export := exportCallV1
+// listing runs one listing export in in and returns a copy of its output.
+func (d *extism) listing(ctx context.Context, in *instance, export string, input []byte) ([]byte, error) {
+	out, failed, err := d.invoke(ctx, in, export, input, abi.MaxDescribeSize)
+	switch {
+	case err != nil:
+		return nil, err
+	case failed:
+		return nil, fmt.Errorf("%s reported an error: %s", export, strings.ToValidUTF8(string(out), "\uFFFD"))
+	}
+	return bytes.Clone(out), nil
+}
+
+// listInput is the input of protocol 2's listings, as hyper-mcp gives it:
+// a context alone, of request 0.
+var listInput = []byte(`{"context":{"id":0,"_meta":{}}}`)
+
+// input is the input of a protocol 2 export: the MCP request's params and
+// the context of a new request.
+func (d *extism) input(params any) []byte {
+	b, _ := json.Marshal(struct {
+		Request any           `json:"request"`
+		Context extismContext `json:"context"`
+	}{params, extismContext{ID: d.calls.Add(1), Meta: map[string]any{}}})
+	return b
+}
+
+// serve builds the input of the protocol's export for op from its name and
+// input, as hyper-mcp does, and runs it. A completion's output, MCP's
+// CompleteResult, is unwrapped into the CompleteResult document of ABI.md.
+func (d *extism) serve(ctx context.Context, op Op, hooks *CallHooks, read ReadFunc) error {
+	var export string
 	var input []byte
-	var err error
-	if d.protocol == 1 {
-		input, err = json.Marshal(struct {
-			Params extismCallParams `json:"params"`
-		}{params})
-	} else {
-		export = exportCallV2
-		input, err = json.Marshal(struct {
-			Request extismCallParams `json:"request"`
-			Context extismContext    `json:"context"`
-		}{params, extismContext{ID: d.calls.Add(1), Meta: map[string]any{}}})
+	switch op.Kind {
+	case OpCall:
+		params := extismCallParams{op.Name, op.Input}
+		if d.protocol == 1 {
+			export = exportCallV1
+			input, _ = json.Marshal(struct {
+				Params extismCallParams `json:"params"`
+			}{params})
+		} else {
+			export, input = exportCallV2, d.input(params)
+		}
+	case OpRead:
+		export, input = "read_resource", d.input(struct {
+			URI string `json:"uri"`
+		}{op.Name})
+	case OpPrompt:
+		export, input = "get_prompt", d.input(extismCallParams{op.Name, op.Input})
+	case OpComplete:
+		// hyper-mcp names the reference's type without its "ref/".
+		var req map[string]any
+		if err := json.Unmarshal(op.Input, &req); err != nil {
+			return fmt.Errorf("%w: completion request: %w", ErrMalformed, err)
+		}
+		if ref, ok := req["ref"].(map[string]any); ok {
+			if t, ok := ref["type"].(string); ok {
+				ref["type"] = strings.TrimPrefix(t, "ref/")
+			}
+		}
+		export, input = exportCompleteV2, d.input(req)
+		inner := read
+		read = func(out []byte, failed bool) error {
+			if failed {
+				return inner(out, true)
+			}
+			var r struct {
+				Completion json.RawMessage `json:"completion"`
+			}
+			if err := json.Unmarshal(out, &r); err != nil || r.Completion == nil {
+				return errors.New(`the output is not a CompleteResult ({"completion": {...}})`)
+			}
+			return inner(r.Completion, false)
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	return d.run(ctx, export, tool, input, hooks, read)
+	return d.run(ctx, export, op.Name, input, hooks, read)
 }
 
 // run runs export with input as the call's input, in a pooled instance
 // under the call deadline, and gives read the output. When the guest
 // reports an error (error_set, or a non-zero return code), read gets its
-// message and failed. tool names the call in logs and audit lines; an
-// empty tool is a listing, which may not make HTTP requests and whose
-// instance is closed afterwards.
+// message and failed. tool names the call in logs and audit lines.
 func (d *extism) run(ctx context.Context, export, tool string, input []byte, hooks *CallHooks, read ReadFunc) error {
 	m := d.m
-	limit := m.opts.Limits.MaxOutput
 	state := callState{tool: tool, hooks: hooks, waitLeft: m.opts.Limits.ClientTimeout}
-	if tool == "" {
-		limit, state = abi.MaxDescribeSize, callState{}
-	}
-	return m.run(ctx, state, tool != "", func(ctx context.Context, in *instance) error {
-		x := in.ext
-		x.reset()
-		defer x.reset() // the pooled instance keeps no bytes of this call
-		if len(input) > 0 {
-			off := in.kalloc(ctx, "input", uint64(len(input)))
-			r, _ := x.mem.Region(off, uint64(len(input)))
-			copy(r, input)
-			_ = x.mem.SetInput(off, uint64(len(input)))
-		}
-		fn := in.export(export)
-		stack := in.stack[:1]
-		stack[0] = 0
-		if err := fn.CallWithStack(ctx, stack); err != nil {
+	return m.run(ctx, state, true, func(ctx context.Context, in *instance) error {
+		defer in.ext.reset() // the pooled instance keeps no bytes of this call
+		out, failed, err := d.invoke(ctx, in, export, input, m.opts.Limits.MaxOutput)
+		if err != nil {
 			return err
-		}
-		var rc int32
-		if len(fn.Definition().ResultTypes()) == 1 {
-			rc = api.DecodeI32(stack[0])
-		}
-		out, _ := x.mem.Output()
-		failed := false
-		if msg, ok := x.mem.Error(); ok {
-			out, failed = []byte(msg), true
-		} else if rc != 0 {
-			out, failed = fmt.Appendf(nil, "%s returned the non-zero code %d", export, rc), true
-		}
-		if uint64(len(out)) > uint64(limit) {
-			what := "output_set"
-			if failed {
-				what = "error_set"
-			}
-			return &callError{ErrOutputTooLarge, nil, fmt.Sprintf("%s of %s gave %d bytes, over the limit of %s",
-				what, export, len(out), formatBytes(uint64(limit)))}
 		}
 		if err := read(out, failed); err != nil {
 			return &callError{ErrMalformed, err, err.Error()}
@@ -203,19 +282,49 @@ func (d *extism) run(ctx context.Context, export, tool string, input []byte, hoo
 	})
 }
 
+// invoke runs export in in with input, and returns its output, or its
+// error message and failed; the output lives in the kernel memory until
+// the next invoke. An output over limit is ErrOutputTooLarge.
+func (d *extism) invoke(ctx context.Context, in *instance, export string, input []byte, limit uint32) (out []byte, failed bool, err error) {
+	x := in.ext
+	x.reset()
+	if len(input) > 0 {
+		off := in.kalloc(ctx, "input", uint64(len(input)))
+		r, _ := x.mem.Region(off, uint64(len(input)))
+		copy(r, input)
+		_ = x.mem.SetInput(off, uint64(len(input)))
+	}
+	fn := in.export(export)
+	stack := in.stack[:1]
+	stack[0] = 0
+	if err := fn.CallWithStack(ctx, stack); err != nil {
+		return nil, false, err
+	}
+	var rc int32
+	if len(fn.Definition().ResultTypes()) == 1 {
+		rc = api.DecodeI32(stack[0])
+	}
+	out, _ = x.mem.Output()
+	if msg, ok := x.mem.Error(); ok {
+		out, failed = []byte(msg), true
+	} else if rc != 0 {
+		out, failed = fmt.Appendf(nil, "%s returned the non-zero code %d", export, rc), true
+	}
+	if uint64(len(out)) > uint64(limit) {
+		what := "output_set"
+		if failed {
+			what = "error_set"
+		}
+		return nil, false, &callError{ErrOutputTooLarge, nil, fmt.Sprintf("%s of %s gave %d bytes, over the limit of %s",
+			what, export, len(out), formatBytes(uint64(limit)))}
+	}
+	return out, failed, nil
+}
+
 // extismProtocol returns the hyper-mcp protocol version of an Extism
 // module's exports, or why it has none.
 func extismProtocol(fns map[string]api.FunctionDefinition) (int, error) {
-	has := func(name string) (bool, error) {
-		def, ok := fns[name]
-		if !ok {
-			return false, nil
-		}
-		if s := sigOf(def); len(s.params) != 0 || len(s.results) > 1 || (len(s.results) == 1 && s.results[0] != i32) {
-			return true, fmt.Errorf("export %s: signature %s, want () -> i32 or () -> ()", name, s)
-		}
-		return true, nil
-	}
+	has := func(name string) (bool, error) { return extismExport(fns, name) }
 	for _, p := range []struct {
 		version    int
 		list, call string
@@ -237,6 +346,19 @@ func extismProtocol(fns map[string]api.FunctionDefinition) (int, error) {
 	}
 	return 0, fmt.Errorf("missing exports: an Extism plugin must export %s and %s (hyper-mcp plugin protocol v1) or %s and %s (v2)",
 		exportDescribeV1, exportCallV1, exportListV2, exportCallV2)
+}
+
+// extismExport reports whether fns has the plugin export name, and an
+// error if its signature is not an Extism export's.
+func extismExport(fns map[string]api.FunctionDefinition, name string) (bool, error) {
+	def, ok := fns[name]
+	if !ok {
+		return false, nil
+	}
+	if s := sigOf(def); len(s.params) != 0 || len(s.results) > 1 || (len(s.results) == 1 && s.results[0] != i32) {
+		return true, fmt.Errorf("export %s: signature %s, want () -> i32 or () -> ()", name, s)
+	}
+	return true, nil
 }
 
 // extismState is what an Extism instance keeps besides its linear memory.

@@ -157,7 +157,19 @@ func (m *Module) List(ctx context.Context) ([]byte, error) { return m.dialect.li
 // of this package; whatever the error, the instance that produced it is
 // closed, never reused.
 func (m *Module) Call(ctx context.Context, tool string, args []byte, hooks *CallHooks, read ReadFunc) error {
-	return m.dialect.call(ctx, tool, args, hooks, read)
+	return m.dialect.serve(ctx, Op{OpCall, tool, args}, hooks, read)
+}
+
+// Serve runs op as Call runs a tool: in a pooled instance, under the same
+// limits. read gets the document of ABI.md section 4 that answers it (a
+// Result, a ReadResult, a PromptResult or a CompleteResult), whatever the
+// module's dialect. An op of a kind the module does not serve
+// (Info.Serves) fails with ErrUnsupported without running the guest.
+func (m *Module) Serve(ctx context.Context, op Op, hooks *CallHooks, read ReadFunc) error {
+	if op.Kind != OpCall && !m.info.Serves[op.Kind] {
+		return fmt.Errorf("%w: module %s has no export for %s", ErrUnsupported, m.name, op.Kind)
+	}
+	return m.dialect.serve(ctx, op, hooks, read)
 }
 
 // tableGrowth is how many elements an instance's tables may grow by in

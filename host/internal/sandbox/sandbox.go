@@ -181,6 +181,41 @@ type Info struct {
 	// Exports are "name: signature" lines, sorted, such as
 	// "wasmcp_alloc: (i32) -> i32" or "memory: memory (min 17 pages)".
 	Exports []string
+	// Serves are the kinds of Op besides OpCall the module has an export
+	// for; OpList is set when it may list resources or prompts.
+	Serves map[OpKind]bool
+}
+
+// OpKind is what an Op asks of a module.
+type OpKind uint8
+
+const (
+	// OpCall runs the tool Name with the arguments Input.
+	OpCall OpKind = iota
+	// OpRead reads the resource whose URI is Name.
+	OpRead
+	// OpPrompt gets the prompt Name with the arguments Input.
+	OpPrompt
+	// OpComplete completes an argument: Input is a CompleteRequest.
+	OpComplete
+	// OpList is set in Info.Serves when the module may list resources or
+	// prompts; it is not an Op of Serve.
+	OpList
+)
+
+var opNames = [...]string{"call", "read", "prompt", "complete", "list"}
+
+func (k OpKind) String() string { return opNames[k] }
+
+// An Op is one request a module serves (Module.Serve): a tools/call, a
+// resources/read, a prompts/get or a completion/complete.
+type Op struct {
+	Kind OpKind
+	// Name is the tool's or the prompt's name, or the resource's URI.
+	Name string
+	// Input is the call's or the prompt's arguments, or the completion
+	// request, as JSON.
+	Input []byte
 }
 
 // Errors a call fails with, matched with errors.Is. The error returned wraps
@@ -201,6 +236,8 @@ var (
 	ErrOutputTooLarge = errors.New("output too large")
 	// ErrNoResult: the guest returned 0 instead of a document.
 	ErrNoResult = errors.New("no result")
+	// ErrUnsupported: the module has no export for the Op (Serve).
+	ErrUnsupported = errors.New("not served")
 	// ErrMalformed: the ReadFunc of Call refused the result.
 	ErrMalformed = errors.New("malformed result")
 	// ErrNet: an Extism plugin's http_request was refused or failed; the

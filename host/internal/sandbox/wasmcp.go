@@ -30,6 +30,28 @@ var requiredExports = []struct {
 	{abi.ExportCall, signature{[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}}},
 }
 
+// optionalExports are the exports of ABI.md's "Resources and prompts",
+// by the kind of Op each serves.
+var optionalExports = []struct {
+	kind OpKind
+	name string
+	sig  signature
+}{
+	{OpRead, abi.ExportRead, signature{[]api.ValueType{i32, i32}, []api.ValueType{i64}}},
+	{OpPrompt, abi.ExportPrompt, signature{[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}}},
+	{OpComplete, abi.ExportComplete, signature{[]api.ValueType{i32, i32}, []api.ValueType{i64}}},
+}
+
+// exportOf is the export that serves ops of kind k.
+func exportOf(k OpKind) string {
+	for _, e := range optionalExports {
+		if e.kind == k {
+			return e.name
+		}
+	}
+	return abi.ExportCall
+}
+
 func (*wasmcp) kind() Kind         { return KindWasmcp }
 func (*wasmcp) hostModule() string { return abi.ImportModule }
 
@@ -44,6 +66,18 @@ func (*wasmcp) checkExports(fns map[string]api.FunctionDefinition, info *Info) e
 		}
 	}
 	info.AsksPermissions = true
+	info.Serves = map[OpKind]bool{OpList: true}
+	for _, want := range optionalExports {
+		def, ok := fns[want.name]
+		if !ok {
+			continue
+		}
+		if got := sigOf(def); !got.equal(want.sig) {
+			errs = append(errs, fmt.Errorf("export %s: signature %s, want %s", want.name, got, want.sig))
+			continue
+		}
+		info.Serves[want.kind] = true
+	}
 	return errors.Join(append(errs, checkInits(fns, abi.ExportInitialize)...)...)
 }
 
@@ -84,15 +118,18 @@ func (d *wasmcp) list(ctx context.Context) ([]byte, error) {
 	return doc, nil
 }
 
-// call copies the name and the arguments into the one region wasmcp_alloc
-// gives, and reads the Result document wasmcp_call returns in place.
-func (d *wasmcp) call(ctx context.Context, tool string, args []byte, hooks *CallHooks, read ReadFunc) error {
+// serve copies the op's name and input into the one region wasmcp_alloc
+// gives, and reads the document the op's export returns in place. Exports
+// of two parameters (wasmcp_read, wasmcp_complete) get the region whole:
+// their op has a name or an input, not both.
+func (d *wasmcp) serve(ctx context.Context, op Op, hooks *CallHooks, read ReadFunc) error {
 	m := d.m
-	size := uint64(len(tool)) + uint64(len(args))
+	size := uint64(len(op.Name)) + uint64(len(op.Input))
 	if size > math.MaxUint32 {
 		return fmt.Errorf("%w: %d bytes of name and arguments do not fit a 32-bit memory", ErrMemory, size)
 	}
-	return m.run(ctx, callState{tool: tool, hooks: hooks, waitLeft: m.opts.Limits.ClientTimeout}, true, func(ctx context.Context, in *instance) error {
+	export := exportOf(op.Kind)
+	return m.run(ctx, callState{tool: op.Name, hooks: hooks, waitLeft: m.opts.Limits.ClientTimeout}, true, func(ctx context.Context, in *instance) error {
 		stack := in.stack[:4]
 		stack[0] = api.EncodeU32(uint32(size))
 		if err := in.export(abi.ExportAlloc).CallWithStack(ctx, stack); err != nil {
@@ -105,15 +142,22 @@ func (d *wasmcp) call(ctx context.Context, tool string, args []byte, hooks *Call
 				abi.ExportAlloc, size, m.limitString())}
 		}
 		mem := in.mod.Memory()
-		if !mem.WriteString(ptr, tool) || !mem.Write(ptr+uint32(len(tool)), args) {
+		if !mem.WriteString(ptr, op.Name) || !mem.Write(ptr+uint32(len(op.Name)), op.Input) {
 			return &callError{ErrTrap, nil, fmt.Sprintf("%s(%d) returned %d, a region outside memory of %d bytes",
 				abi.ExportAlloc, size, ptr, mem.Size())}
 		}
-		stack[0] = api.EncodeU32(ptr)
-		stack[1] = api.EncodeU32(uint32(len(tool)))
-		stack[2] = api.EncodeU32(ptr + uint32(len(tool)))
-		stack[3] = api.EncodeU32(uint32(len(args)))
-		region, err := in.region(ctx, in.export(abi.ExportCall), m.opts.Limits.MaxOutput, stack)
+		switch op.Kind {
+		case OpCall, OpPrompt:
+			stack[0] = api.EncodeU32(ptr)
+			stack[1] = api.EncodeU32(uint32(len(op.Name)))
+			stack[2] = api.EncodeU32(ptr + uint32(len(op.Name)))
+			stack[3] = api.EncodeU32(uint32(len(op.Input)))
+		default:
+			stack = stack[:2]
+			stack[0] = api.EncodeU32(ptr)
+			stack[1] = api.EncodeU32(uint32(size))
+		}
+		region, err := in.region(ctx, in.export(export), m.opts.Limits.MaxOutput, stack)
 		if err != nil {
 			return err
 		}
