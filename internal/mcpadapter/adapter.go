@@ -113,6 +113,9 @@ type Adapter struct {
 	// registered are the tools registered with the servers, by name,
 	// which go-sdk finds a tools/call's tool among; guarded by mu.
 	registered map[string]host.Tool
+	// offered are the prompts, resources and templates registered with
+	// them (offers.go); guarded by mu.
+	offered offered
 }
 
 // served is a server and the tools/call handler its tools are registered
@@ -162,11 +165,16 @@ func (a *Adapter) newServer(listChanged, stateless, withTools bool) *mcp.Server 
 		// connect time, and a server started on an empty directory must still
 		// promise list_changed for the tools hot reload will bring.
 		Capabilities: &mcp.ServerCapabilities{
-			Tools:   &mcp.ToolCapabilities{ListChanged: listChanged},
-			Logging: &mcp.LoggingCapabilities{},
+			Tools:       &mcp.ToolCapabilities{ListChanged: listChanged},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: listChanged},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: listChanged},
+			Completions: &mcp.CompletionCapabilities{},
+			Logging:     &mcp.LoggingCapabilities{},
+			// MCP Apps: tools may name ui:// views (offers.go).
+			Extensions: map[string]any{abi.AppExtension: map[string]any{"mimeTypes": []string{abi.AppMimeType}}},
 		},
 	})
-	s.AddReceivingMiddleware(withErrorCodes, a.listTools, a.awaitLoad, checkLogLevel)
+	s.AddReceivingMiddleware(withErrorCodes, a.listTools, a.serveOffers, a.awaitLoad, checkLogLevel)
 	handle := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return a.handle(ctx, req, stateless)
 	}
@@ -178,6 +186,9 @@ func (a *Adapter) newServer(listChanged, stateless, withTools bool) *mcp.Server 
 		for _, t := range a.host.Tools() {
 			a.register(s, t, handle)
 		}
+		o := &a.offered
+		a.registerOffers(s, slices.Collect(maps.Values(o.prompts)), slices.Collect(maps.Values(o.resources)),
+			slices.Collect(maps.Values(o.templates)))
 	}
 	a.servers = append(a.servers, served{s, handle})
 	return s
@@ -228,6 +239,7 @@ func (a *Adapter) onChange(c host.Change) {
 			a.register(sv.server, t, sv.handle)
 		}
 	}
+	a.applyOffers(c)
 	if c.Views {
 		a.viewsChanged()
 	}

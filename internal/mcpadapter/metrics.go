@@ -31,8 +31,9 @@ const (
 
 // meters are the adapter's instruments.
 type meters struct {
-	// operations is mcp.server.operation.duration, of tools/call only: one
-	// measurement per call, its outcome in error.type.
+	// operations is mcp.server.operation.duration, of tools/call,
+	// resources/read and prompts/get: one measurement per request, its
+	// outcome in error.type.
 	operations metric.Float64Histogram
 	// observing stops the callback of wasmcp.sessions.open.
 	observing metric.Registration
@@ -70,6 +71,18 @@ func newMeters(mp metric.MeterProvider, sessions func() int) (*meters, error) {
 // conventions ask, only when the call failed: to the outcome of its audit
 // line (tool_error, timeout, memory, canceled, rate_limited, busy,
 // protocol_error). An answer asking the client for input is no failure.
+// recordOffer measures a resources/read or a prompts/get.
+func (ms *meters) recordOffer(ctx context.Context, method, plugin, outcome string, took time.Duration) {
+	attrs := []attribute.KeyValue{attribute.String("mcp.method.name", method)}
+	if plugin != "" {
+		attrs = append(attrs, pluginKey.String(plugin))
+	}
+	if outcome != outcomeOK {
+		attrs = append(attrs, errorTypeKey.String(outcome))
+	}
+	ms.operations.Record(ctx, took.Seconds(), metric.WithAttributes(attrs...))
+}
+
 func (ms *meters) recordCall(ctx context.Context, r *callRecord, outcome string, took time.Duration) {
 	attrs := make([]attribute.KeyValue, 0, 5)
 	attrs = append(attrs, methodToolsCall, executeTool, toolNameKey.String(r.tool))
