@@ -3,6 +3,8 @@ package host_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -206,5 +208,44 @@ func TestOffersOwners(t *testing.T) {
 	}
 	if !refused {
 		t.Errorf("refusals %+v, want b's x://same", h.Refused())
+	}
+}
+
+// hyper-mcp's own protocol v2 example, as its authors published it, serves
+// its prompt, its resource template and its completions unchanged.
+func TestHyperMCPv2Offers(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	wasm, err := os.ReadFile(filepath.Join("testdata", "thirdparty", "rstime.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	place(t, dir, "rstime.wasm", wasm)
+	h := newHost(t, dir, nil, testConfig(t))
+	if err := h.LoadDir(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ps := h.PromptsFor(nil)
+	if len(ps) != 1 || ps[0].Name != "get_time_with_timezone" || len(ps[0].Arguments) != 1 {
+		t.Fatalf("prompts %+v", ps)
+	}
+	p, _, err := h.GetPrompt(ctx, "get_time_with_timezone", []byte(`{"timezone":"Europe/Paris"}`), host.Request{})
+	if err != nil || !strings.Contains(p.Messages[0].Content.Text, "Europe/Paris") {
+		t.Errorf("prompt: %+v, %v", p, err)
+	}
+	c, err := h.Complete(ctx, abi.CompleteRequest{Ref: abi.CompleteReference{Type: abi.RefPrompt, Name: "get_time_with_timezone"},
+		Argument: abi.CompleteArgument{Name: "timezone", Value: "Europe/Pa"}}, host.Request{})
+	if err != nil || !slices.Contains(c.Values, "Europe/Paris") {
+		t.Errorf("complete: %+v, %v", c, err)
+	}
+	ts := h.ResourceTemplatesFor(nil)
+	if len(ts) != 1 || !strings.HasPrefix(ts[0].URITemplate, "https://www.timezoneconverter.com/") {
+		t.Fatalf("templates %+v", ts)
+	}
+	// Its read fetches the page: without a net grant the plugin is refused
+	// the request, and the client reads why.
+	_, _, err = h.ReadResource(ctx, "https://www.timezoneconverter.com/cgi-bin/zoneinfo?tz=Europe%2FParis", host.Request{})
+	if re, ok := errors.AsType[*host.RequestError](err); !ok || re.Code != abi.CodeInternalError || !strings.Contains(re.Message, "net policy") {
+		t.Errorf("read without a grant: %v", err)
 	}
 }
