@@ -174,7 +174,7 @@ func (a *Adapter) newServer(listChanged, stateless, withTools bool) *mcp.Server 
 			Extensions: map[string]any{abi.AppExtension: map[string]any{"mimeTypes": []string{abi.AppMimeType}}},
 		},
 	})
-	s.AddReceivingMiddleware(withErrorCodes, a.listTools, a.serveOffers, a.awaitLoad, checkLogLevel)
+	s.AddReceivingMiddleware(withErrorCodes, a.listTools, a.awaitLoad, a.serveOffers, checkLogLevel)
 	handle := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return a.handle(ctx, req, stateless)
 	}

@@ -44,8 +44,7 @@ func (a *Adapter) listTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
-		res := &mcp.ListToolsResult{NextCursor: nextCursor}
-		res.CacheScope = "public" // what go-sdk's own tools/list says
+		res := &mcp.ListToolsResult{NextCursor: nextCursor, Cacheable: private}
 		return &toolList{ListToolsResult: res, tools: tools}, nil
 	}
 }
@@ -109,16 +108,18 @@ func (l *toolList) MarshalJSON() ([]byte, error) {
 	return wire.Marshal(fields)
 }
 
-// awaitLoad makes a tools/call of a tool the host does not serve (yet) wait,
-// while the host's first load is running, until it is over: a client that
-// connects while large modules compile gets the tool rather than "unknown
-// tool". The wait is bounded by the request's context and the host's call
+// awaitLoad makes a tools/call of a tool the host does not serve (yet), and
+// any prompts/get, resources/read or completion, wait, while the host's
+// first load is running, until it is over: a client that connects while
+// large modules compile gets the tool rather than "unknown tool". The wait is bounded by the request's context and the host's call
 // timeout.
 // Subscribers see every module before the load is over, so once it is,
 // go-sdk knows every tool the host does.
 func (a *Adapter) awaitLoad(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "tools/call" {
+		switch method {
+		case "tools/call", "prompts/get", "resources/read", "completion/complete":
+		default:
 			return next(ctx, method, req)
 		}
 		select {
@@ -126,7 +127,8 @@ func (a *Adapter) awaitLoad(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		default:
 		}
-		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil && !a.serves(p.Name) {
+		p, isCall := req.GetParams().(*mcp.CallToolParamsRaw)
+		if !isCall || p != nil && !a.serves(p.Name) {
 			wait, cancel := context.WithTimeout(ctx, a.opts.CallTimeout)
 			defer cancel()
 			select {

@@ -159,7 +159,7 @@ func (a *Adapter) serveOffers(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			items, next, err := pageOf(a.offers().PromptsFor(principal), cursor, func(p host.Prompt) string { return p.Name },
 				func(p host.Prompt) any { return p.Prompt })
-			return rawList(&mcp.ListPromptsResult{NextCursor: next}, "prompts", items, err)
+			return rawList(&mcp.ListPromptsResult{NextCursor: next, Cacheable: private}, "prompts", items, err)
 		case "resources/list":
 			var cursor string
 			if p, _ := req.GetParams().(*mcp.ListResourcesParams); p != nil {
@@ -167,7 +167,7 @@ func (a *Adapter) serveOffers(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			items, next, err := pageOf(a.offers().ResourcesFor(principal), cursor, func(r host.Resource) string { return r.URI },
 				func(r host.Resource) any { return r.Resource })
-			return rawList(&mcp.ListResourcesResult{NextCursor: next}, "resources", items, err)
+			return rawList(&mcp.ListResourcesResult{NextCursor: next, Cacheable: private}, "resources", items, err)
 		case "resources/templates/list":
 			var cursor string
 			if p, _ := req.GetParams().(*mcp.ListResourceTemplatesParams); p != nil {
@@ -175,7 +175,7 @@ func (a *Adapter) serveOffers(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			items, next, err := pageOf(a.offers().ResourceTemplatesFor(principal), cursor,
 				func(t host.ResourceTemplate) string { return t.URITemplate }, func(t host.ResourceTemplate) any { return t.ResourceTemplate })
-			return rawList(&mcp.ListResourceTemplatesResult{NextCursor: next}, "resourceTemplates", items, err)
+			return rawList(&mcp.ListResourceTemplatesResult{NextCursor: next, Cacheable: private}, "resourceTemplates", items, err)
 		case "resources/read":
 			p, _ := req.GetParams().(*mcp.ReadResourceParams)
 			if p == nil {
@@ -195,6 +195,10 @@ func (a *Adapter) serveOffers(next mcp.MethodHandler) mcp.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
+
+// private is the cache scope of lists and reads: each principal sees its
+// views (MCP 2026-07-28 caching hints).
+var private = mcp.Cacheable{CacheScope: "private"}
 
 // offers is the host's side of them; a Host without it offers nothing.
 func (a *Adapter) offers() Offers {
@@ -218,7 +222,7 @@ func (a *Adapter) read(ctx context.Context, req mcp.Request, principal *host.Pri
 		if err != nil {
 			return nil, err
 		}
-		return &raw{Result: &mcp.ReadResourceResult{}, fields: map[string]any{"contents": contents}}, nil
+		return &raw{Result: &mcp.ReadResourceResult{Cacheable: private}, fields: map[string]any{"contents": contents}}, nil
 	}
 	err = toJSONRPC(err, uri)
 	a.recordOffer(ctx, "resources/read", uri, principal, req, mod, start, 0, err)
