@@ -65,6 +65,11 @@ type CallRequest struct {
 	Sample RequestFunc
 	// Elicit, if set, sends elicitation/create to the client, like Sample.
 	Elicit RequestFunc
+	// Roots, if set, sends roots/list to the client, like Sample.
+	Roots RequestFunc
+	// Notify, if set, sends the client a notification of the call's
+	// session (notifications/elicitation/complete).
+	Notify func(method string, params json.RawMessage)
 }
 
 // RequestFunc sends a guest's request (its params as JSON) to the client
@@ -74,10 +79,10 @@ type RequestFunc = func(ctx context.Context, params json.RawMessage) (json.RawMe
 // hooks returns the sandbox's view of the request's client features for a
 // call of plugin, nil when it has none.
 func (req CallRequest) hooks(plugin string) *sandbox.CallHooks {
-	if req.Log == nil && req.Progress == nil && req.Sample == nil && req.Elicit == nil {
+	if req.Log == nil && req.Progress == nil && req.Sample == nil && req.Elicit == nil && req.Roots == nil && req.Notify == nil {
 		return nil
 	}
-	h := &sandbox.CallHooks{Progress: req.Progress, Sample: req.Sample, Elicit: req.Elicit}
+	h := &sandbox.CallHooks{Progress: req.Progress, Sample: req.Sample, Elicit: req.Elicit, Roots: req.Roots, Notify: req.Notify}
 	if req.Log != nil {
 		h.Log = func(level abi.LogLevel, msg string) { req.Log(plugin, level, msg) }
 	}
@@ -170,6 +175,8 @@ type Host struct {
 	sights sightLists
 	// viewed are the subscribers told when Reconfigure changes the views.
 	viewed subscribers
+	// relists reads again the lists of plugins that say they changed.
+	relists relister
 	// observing stops the callback of the observable instruments.
 	observing metric.Registration
 
@@ -235,6 +242,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		MaxInput: cfg.maxInput,
 	}
 	h.reg = registry.New[*plugin.Plugin](registry.Options{Logger: h.log, Claims: claims})
+	h.relists.h = h
 	h.policy.Store(cfg.policy)
 	if h.observing, err = h.observe(); err != nil {
 		_ = h.runtime.Close(ctx)
@@ -457,6 +465,7 @@ func (h *Host) Close(ctx context.Context) error {
 	h.reclaim.stop()
 	_ = h.observing.Unregister()
 	h.watchers.Wait()
+	h.relists.close()
 	// A load in progress finishes before the registry closes; its Update
 	// then closes what it loaded.
 	h.loading.Lock()

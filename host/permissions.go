@@ -54,6 +54,12 @@ func (h *Host) pluginOptions(path string) plugin.Options {
 		opts.Sandbox.Limits.MaxOutput = l.MaxOutput
 	}
 	opts.Sandbox.Config = h.cfg.policy.Config(name)
+	secrets, unset := h.cfg.policy.Secrets(name)
+	if len(unset) > 0 {
+		h.log.Warn("secrets of the policy not given to the plugin", "file", path, "left_out", unset)
+	}
+	opts.Sandbox.Secrets = secrets
+	opts.Sandbox.ListChanged = func(string) { h.relists.request(name) }
 	opts.Surface = h.cfg.policy.Surface(name)
 	a := h.cfg.policy.Admission(name)
 	opts.Admission = admission.PluginLimits{Concurrency: a.Concurrency, Rate: admission.Rate{PerSecond: a.Rate}}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +77,10 @@ type Settings struct {
 	// Config are the values an Extism plugin reads with config_get. A
 	// plugin's object replaces the defaults' whole.
 	Config map[string]string `json:"config,omitempty"`
+	// Secrets are the values a hyper-mcp plugin reads with
+	// get_keyring_secret, by "service/user", each expanding ${NAME} from
+	// wasmcp's environment. A plugin's object replaces the defaults' whole.
+	Secrets map[string]string `json:"secrets,omitempty"`
 	// Tools is which tools are served, and under which names (surface.go).
 	// A plugin's object replaces the defaults' whole.
 	Tools *Surface `json:"tools,omitempty"`
@@ -181,6 +186,11 @@ func (s *Settings) check(dir string) error {
 	case s.Rate != nil && !(*s.Rate >= 0):
 		return fmt.Errorf("rate %v is not a non-negative number", *s.Rate)
 	}
+	for key := range s.Secrets {
+		if service, user, ok := strings.Cut(key, "/"); !ok || service == "" || user == "" {
+			return fmt.Errorf("secrets: key %q is not \"service/user\", a keyring entry's service and user", key)
+		}
+	}
 	if s.FS != nil {
 		fs := make([]Mount, len(s.FS))
 		for i, m := range s.FS {
@@ -262,6 +272,9 @@ func (p *Policy) settings(plugin string) Settings {
 	if o.Config != nil {
 		s.Config = o.Config
 	}
+	if o.Secrets != nil {
+		s.Secrets = o.Secrets
+	}
 	if o.Tools != nil {
 		s.Tools = o.Tools
 	}
@@ -273,6 +286,28 @@ func (p *Policy) settings(plugin string) Settings {
 // config_get; nil for none. Callers must not modify the map.
 func (p *Policy) Config(plugin string) map[string]string {
 	return p.settings(plugin).Config
+}
+
+// Secrets returns the secrets the plugin named plugin may read with
+// get_keyring_secret, by "service/user", expanded from the environment,
+// and those left out because a variable they name is not set.
+func (p *Policy) Secrets(plugin string) (map[string]string, []string) {
+	spec := p.settings(plugin).Secrets
+	if len(spec) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(spec))
+	var missing []string
+	for key, v := range spec {
+		value, unset := expand(v)
+		if len(unset) > 0 {
+			missing = append(missing, fmt.Sprintf("secret %s (${%s} is not set)", key, unset[0]))
+			continue
+		}
+		out[key] = value
+	}
+	slices.Sort(missing)
+	return out, missing
 }
 
 // Offer is the permissions request that asks for everything the policy

@@ -134,3 +134,22 @@ func TestIssuers(t *testing.T) {
 		t.Error("an unknown oauth field parsed")
 	}
 }
+
+func TestSecrets(t *testing.T) {
+	t.Setenv("WASMCP_TEST_SECRET", "s3cret")
+	p, err := policy.Parse([]byte(`{"defaults":{"secrets":{"svc/all":"x"}},
+		"plugins":{"a":{"secrets":{"svc/me":"${WASMCP_TEST_SECRET}","svc/gone":"${WASMCP_TEST_UNSET}"}}}}`), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, missing := p.Secrets("a")
+	if len(got) != 1 || got["svc/me"] != "s3cret" || len(missing) != 1 || !strings.Contains(missing[0], "WASMCP_TEST_UNSET") {
+		t.Errorf("Secrets(a) = %v, %v", got, missing)
+	}
+	if got, _ := p.Secrets("b"); got["svc/all"] != "x" {
+		t.Errorf("Secrets(b) = %v, want the defaults'", got)
+	}
+	if _, err := policy.Parse([]byte(`{"defaults":{"secrets":{"nouser":"x"}}}`), t.TempDir()); err == nil {
+		t.Error("a key without a user parsed")
+	}
+}

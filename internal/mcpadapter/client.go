@@ -51,6 +51,35 @@ func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	creq.Sample = sendRequest(ss, methodSample, caps != nil && caps.Sampling != nil, (*mcp.ServerSession).CreateMessage)
 	creq.Elicit = sendRequest(ss, methodElicit, caps != nil && caps.Elicitation != nil, (*mcp.ServerSession).Elicit)
+	creq.Roots = a.listRoots(ss, caps != nil && caps.RootsV2 != nil)
+	creq.Notify = func(method string, params json.RawMessage) {
+		if method != "notifications/elicitation/complete" {
+			return
+		}
+		var p mcp.ElicitationCompleteParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			a.logger.Debug("notification from a plugin not sent: malformed", "method", method, "error", err)
+			return
+		}
+		if err := ss.NotifyElicitationComplete(ctx, &p); err != nil {
+			a.logger.Debug("notification not sent to client", "method", method, "error", err)
+		}
+	}
+}
+
+// listRoots is the roots function of a call in a session: roots/list to a
+// client that declared roots (hyper-mcp's list_roots).
+func (a *Adapter) listRoots(ss *mcp.ServerSession, declared bool) host.RequestFunc {
+	return func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		if !declared {
+			return nil, notDeclared("roots")
+		}
+		res, err := ss.ListRoots(ctx, &mcp.ListRootsParams{})
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	}
 }
 
 // sendRequest is a sampling or elicitation function that sends the guest's

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -115,6 +116,9 @@ type Plugin struct {
 	closeOnce       sync.Once
 	// offers are its resources, templates and prompts (offers.go).
 	offers offers
+	// successor is set once Relist handed the module to a new Plugin:
+	// Close then leaves it open.
+	successor atomic.Bool
 }
 
 // tool is a definition, as served, with its compiled schemas.
@@ -223,7 +227,34 @@ func (p *Plugin) Generation() uint64 { return p.generation }
 // flight to finish, and closes the module (sandbox.Module.Close: if ctx is
 // done first, the calls still running are stopped, and Close returns an
 // error wrapping ctx's cause). Close may be called more than once.
+// Relist reads the module's lists again, in a new instance of the same
+// module (an Extism plugin said they changed), and returns a Plugin of
+// them that takes the module over: p's Close then leaves the module open,
+// so that calls running in p finish and later ones go to the new Plugin.
+// Its grants are p's. On an error p keeps the module.
+func (p *Plugin) Relist(ctx context.Context) (*Plugin, error) {
+	doc, err := p.mod.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("relist %s: %w", p.path, err)
+	}
+	n := &Plugin{
+		name: p.name, path: p.path, sum: p.sum, mod: p.mod, info: p.info, maxInput: p.maxInput, logger: p.logger,
+		requested: p.requested, granted: p.granted, standIns: p.standIns, admission: p.admission, tracer: p.tracer,
+		generation: p.generation, closed: p.closed, surface: p.surface,
+	}
+	if err := n.define(doc); err != nil {
+		return nil, fmt.Errorf("relist %s: %w", p.path, err)
+	}
+	n.requested = p.requested // what was granted stands
+	n.capViews(n.granted.Net)
+	p.successor.Store(true)
+	return n, nil
+}
+
 func (p *Plugin) Close(ctx context.Context) error {
+	if p.successor.Load() {
+		return nil // the module serves on, in the plugin Relist made
+	}
 	err := p.mod.Close(ctx)
 	if p.closed != nil {
 		p.closeOnce.Do(p.closed)

@@ -36,6 +36,12 @@ type CallHooks struct {
 	Sample RequestFunc
 	// Elicit sends elicitation/create, like Sample.
 	Elicit RequestFunc
+	// Roots sends roots/list, like Sample (hyper-mcp's list_roots).
+	Roots RequestFunc
+	// Notify sends the client a notification of the call's session, such
+	// as notifications/elicitation/complete (hyper-mcp's
+	// notify_url_elicitation_completed).
+	Notify func(method string, params json.RawMessage)
 }
 
 // RequestFunc sends a request to the client and waits for its result. ctx

@@ -55,9 +55,9 @@ func (s signature) equal(o signature) bool {
 type dialect interface {
 	// kind names the dialect, for Info.
 	kind() Kind
-	// hostModule is the module of the dialect's host functions, which its
-	// guests may import beside WASI.
-	hostModule() string
+	// hostModules are the modules of the dialect's host functions, which
+	// its guests may import beside WASI.
+	hostModules() []string
 	// checkExports verifies the function exports the dialect requires and
 	// fills what it learns of the module into info.
 	checkExports(fns map[string]api.FunctionDefinition, info *Info) error
@@ -97,6 +97,7 @@ var dialects = []struct {
 }{
 	{abi.ImportModule, instantiateWasmcp},
 	{ExtismModule, instantiateExtism},
+	{ExtismUserModule, instantiateExtismUser},
 }
 
 // initializeSig is the signature of _initialize and of a command's _start.
@@ -118,22 +119,16 @@ func checkInits(fns map[string]api.FunctionDefinition, names ...string) []error 
 // functions it exports.
 func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]api.FunctionDefinition, d dialect) error {
 	var errs []error
-	own := d.hostModule()
+	own := append(d.hostModules(), wasiModule)
 	for _, def := range compiled.ImportedFunctions() {
 		mod, name, _ := def.Import()
 		if mod == bounds.YieldModule && name == bounds.YieldImport {
 			continue // the instrumentation's
 		}
 		fns, ok := hosts[mod]
-		if !ok || (mod != own && mod != wasiModule) {
-			why := ""
-			if strings.HasPrefix(mod, "extism:") {
-				// hyper-mcp's v2 plugins may import its own host
-				// functions (extism:host/user); no other host has them.
-				why = "; an Extism plugin gets only the standard Extism host functions"
-			}
-			errs = append(errs, fmt.Errorf("import %s.%s: module %q is not provided (only %s and %s are%s)",
-				mod, name, mod, own, wasiModule, why))
+		if !ok || !slices.Contains(own, mod) {
+			errs = append(errs, fmt.Errorf("import %s.%s: module %q is not provided (only %s are)",
+				mod, name, mod, joinAnd(own)))
 			continue
 		}
 		want, ok := fns[name]
@@ -149,6 +144,14 @@ func checkImports(compiled wazero.CompiledModule, hosts map[string]map[string]ap
 		errs = append(errs, fmt.Errorf("import %s.%s: memory imports are not provided", mod, name))
 	}
 	return errors.Join(errs...)
+}
+
+// joinAnd lists names as prose: "a and b", "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // checkMemory verifies that the module exports its memory, and that the

@@ -76,8 +76,8 @@ type extism struct {
 
 func newExtism(m *Module) *extism { return &extism{m: m} }
 
-func (*extism) kind() Kind         { return KindExtism }
-func (*extism) hostModule() string { return ExtismModule }
+func (*extism) kind() Kind            { return KindExtism }
+func (*extism) hostModules() []string { return []string{ExtismModule, ExtismUserModule} }
 
 func (d *extism) checkExports(fns map[string]api.FunctionDefinition, info *Info) error {
 	var err error
@@ -125,7 +125,7 @@ func (*extism) verify(context.Context, context.Context, *instance) error { retur
 
 // extismContext is the "context" member of protocol 2's inputs: the MCP
 // request's id and _meta. wasmcp numbers the calls of each plugin, and
-// passes no _meta.
+// passes a progress token in _meta when the client asked for progress.
 type extismContext struct {
 	ID   uint64         `json:"id"`
 	Meta map[string]any `json:"_meta"`
@@ -202,11 +202,17 @@ var listInput = []byte(`{"context":{"id":0,"_meta":{}}}`)
 
 // input is the input of a protocol 2 export: the MCP request's params and
 // the context of a new request.
-func (d *extism) input(params any) []byte {
+func (d *extism) input(params any, hooks *CallHooks) []byte {
+	c := extismContext{ID: d.calls.Add(1), Meta: map[string]any{}}
+	if hooks != nil && hooks.Progress != nil {
+		// The plugin hands it back to notify_progress, as hyper-mcp
+		// passes the client's; any value reaches this call's client.
+		c.Meta["progressToken"] = fmt.Sprintf("wasmcp-%d", c.ID)
+	}
 	b, _ := json.Marshal(struct {
 		Request any           `json:"request"`
 		Context extismContext `json:"context"`
-	}{params, extismContext{ID: d.calls.Add(1), Meta: map[string]any{}}})
+	}{params, c})
 	return b
 }
 
@@ -225,14 +231,14 @@ func (d *extism) serve(ctx context.Context, op Op, hooks *CallHooks, read ReadFu
 				Params extismCallParams `json:"params"`
 			}{params})
 		} else {
-			export, input = exportCallV2, d.input(params)
+			export, input = exportCallV2, d.input(params, hooks)
 		}
 	case OpRead:
 		export, input = "read_resource", d.input(struct {
 			URI string `json:"uri"`
-		}{op.Name})
+		}{op.Name}, hooks)
 	case OpPrompt:
-		export, input = "get_prompt", d.input(extismCallParams{op.Name, op.Input})
+		export, input = "get_prompt", d.input(extismCallParams{op.Name, op.Input}, hooks)
 	case OpComplete:
 		// hyper-mcp names the reference's type without its "ref/".
 		var req map[string]any
@@ -244,7 +250,7 @@ func (d *extism) serve(ctx context.Context, op Op, hooks *CallHooks, read ReadFu
 				ref["type"] = strings.TrimPrefix(t, "ref/")
 			}
 		}
-		export, input = exportCompleteV2, d.input(req)
+		export, input = exportCompleteV2, d.input(req, hooks)
 		inner := read
 		read = func(out []byte, failed bool) error {
 			if failed {

@@ -113,6 +113,13 @@ type Options struct {
 	// Config are the values an Extism plugin reads with config_get (ABI.md
 	// section 9); wasmcp modules have no use for them.
 	Config map[string]string
+	// Secrets are the values an Extism plugin reads with hyper-mcp's
+	// get_keyring_secret, by "service/user" (ABI.md section 9).
+	Secrets map[string]string
+	// ListChanged, if set, is told when a plugin says one of its lists
+	// (ListTools, ListPrompts, ListResources) changed; it runs in the
+	// guest's goroutine and must not block.
+	ListChanged func(list string)
 	// MaxIdle is how many idle instances the pool keeps for reuse. More are
 	// created on demand when calls overlap, and closed when they finish.
 	// Zero or less means runtime.GOMAXPROCS(0): throughput saturates at about
@@ -236,6 +243,9 @@ var (
 	ErrOutputTooLarge = errors.New("output too large")
 	// ErrNoResult: the guest returned 0 instead of a document.
 	ErrNoResult = errors.New("no result")
+	// ErrHostFunction: a host function the guest called failed the call,
+	// as hyper-mcp's do (a sampling request the client cannot take).
+	ErrHostFunction = errors.New("host function failed")
 	// ErrUnsupported: the module has no export for the Op (Serve).
 	ErrUnsupported = errors.New("not served")
 	// ErrMalformed: the ReadFunc of Call refused the result.

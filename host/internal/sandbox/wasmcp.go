@@ -52,8 +52,8 @@ func exportOf(k OpKind) string {
 	return abi.ExportCall
 }
 
-func (*wasmcp) kind() Kind         { return KindWasmcp }
-func (*wasmcp) hostModule() string { return abi.ImportModule }
+func (*wasmcp) kind() Kind            { return KindWasmcp }
+func (*wasmcp) hostModules() []string { return []string{abi.ImportModule} }
 
 func (*wasmcp) checkExports(fns map[string]api.FunctionDefinition, info *Info) error {
 	var errs []error

@@ -121,12 +121,22 @@ func (m *Module) progress(ctx context.Context, mod api.Module, stack []uint64) {
 	p, total := api.DecodeF64(stack[0]), api.DecodeF64(stack[1])
 	ptr, n := api.DecodeU32(stack[2]), api.DecodeU32(stack[3])
 	guestRegion(mod, abi.ImportProgress, ptr, n)
-	st := stateFrom(ctx)
+	buf, _ := mod.Memory().Read(ptr, min(n, abi.MaxLogSize))
+	if n > abi.MaxLogSize {
+		buf = trimPartialRune(buf)
+	}
+	instanceFrom(ctx).report(p, total, string(buf))
+}
+
+// report passes a progress report of the call on to its client: MCP
+// requires increasing progress, so a report that breaks the rule is the
+// guest's mistake and is dropped rather than sent; a total that is not
+// finite or negative is unknown.
+func (in *instance) report(p, total float64, msg string) {
+	st := in.call()
 	if st == nil || st.hooks == nil || st.hooks.Progress == nil {
 		return
 	}
-	// MCP requires increasing progress; a report that breaks the rule is
-	// the guest's mistake and is dropped rather than sent.
 	if math.IsNaN(p) || math.IsInf(p, 0) || (st.reported && p <= st.lastProgress) {
 		return
 	}
@@ -134,12 +144,10 @@ func (m *Module) progress(ctx context.Context, mod api.Module, stack []uint64) {
 	if math.IsNaN(total) || math.IsInf(total, 0) || total < 0 {
 		total = -1
 	}
-	buf, _ := mod.Memory().Read(ptr, min(n, abi.MaxLogSize))
-	if n > abi.MaxLogSize {
-		buf = trimPartialRune(buf)
+	if len(msg) > abi.MaxLogSize {
+		msg = string(trimPartialRune([]byte(msg[:abi.MaxLogSize])))
 	}
-	msg := string(buf)
-	instanceFrom(ctx).outside(func() { st.hooks.Progress(p, total, msg) })
+	in.outside(func() { st.hooks.Progress(p, total, msg) })
 }
 
 // cancelled implements wasmcp.cancelled: 1 once the call's context is done,
