@@ -232,6 +232,16 @@ func Pack(ptr, length uint32) uint64 { return uint64(ptr)<<32 | uint64(length) }
 // Unpack splits a value made by Pack.
 func Unpack(v uint64) (ptr, length uint32) { return uint32(v >> 32), uint32(v) }
 
+// Tool names the server keeps for its own tools of progressive discovery:
+// no module serves a tool of either name.
+const (
+	SearchToolName = "wasmcp_search_tools"
+	CallToolName   = "wasmcp_call_tool"
+)
+
+// Reserved reports whether name is one of the server's own tool names.
+func Reserved(name string) bool { return name == SearchToolName || name == CallToolName }
+
 // ValidToolName reports whether name is 1 to MaxToolNameLen characters of
 // [A-Za-z0-9_.-], the set MCP recommends and wasmcp requires.
 func ValidToolName(name string) bool {

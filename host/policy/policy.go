@@ -26,6 +26,8 @@ type Policy struct {
 	views    []View
 	local    *Principal
 	issuers  []string
+	// discovery is the file's "discovery": "off", "only" or "beside".
+	discovery string
 }
 
 // file is the JSON document.
@@ -37,6 +39,9 @@ type file struct {
 	// principal of a client that authenticates nowhere (stdio).
 	Views []View     `json:"views"`
 	Local *localSpec `json:"local"`
+	// Discovery offers the server's tools of progressive discovery (wasmcp
+	// serve -discovery): "off", "only" or "beside".
+	Discovery string `json:"discovery"`
 	// OAuth names the authorization servers whose tokens an HTTP server
 	// accepts, besides those of its flags.
 	OAuth *struct {
@@ -115,7 +120,12 @@ func Parse(data []byte, dir string) (*Policy, error) {
 	if dec.More() {
 		return nil, errors.New("more than one JSON value")
 	}
-	p := &Policy{defaults: f.Defaults, plugins: f.Plugins, sources: f.Sources, views: f.Views}
+	switch f.Discovery {
+	case "", "off", "only", "beside":
+	default:
+		return nil, fmt.Errorf("discovery %q is none of off, only, beside", f.Discovery)
+	}
+	p := &Policy{defaults: f.Defaults, plugins: f.Plugins, sources: f.Sources, views: f.Views, discovery: f.Discovery}
 	if f.OAuth != nil {
 		p.issuers = f.OAuth.Issuers
 	}
@@ -160,6 +170,15 @@ func (p *Policy) Sources() []string {
 		return nil
 	}
 	return p.sources
+}
+
+// Discovery is the file's "discovery", for the server to offer its tools
+// of progressive discovery (wasmcp serve -discovery); "" when unset.
+func (p *Policy) Discovery() string {
+	if p == nil {
+		return ""
+	}
+	return p.discovery
 }
 
 // Issuers are the authorization servers of the file's "oauth.issuers", for

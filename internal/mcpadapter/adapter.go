@@ -90,6 +90,9 @@ type Options struct {
 	// of the same keys. Nil means a random key of the adapter's own, good
 	// for one process until it restarts.
 	StateSealer *seal.Sealer
+	// Discovery offers the tools of progressive discovery (discovery.go):
+	// in place of the plugins' tools in tools/list, beside them, or not.
+	Discovery Discovery
 }
 
 // DefaultMaxInFlight is the default of Options.MaxInFlight.
@@ -190,6 +193,7 @@ func (a *Adapter) newServer(listChanged, stateless, withTools bool) *mcp.Server 
 		a.registerOffers(s, slices.Collect(maps.Values(o.prompts)), slices.Collect(maps.Values(o.resources)),
 			slices.Collect(maps.Values(o.templates)))
 	}
+	a.registerDiscovery(s, stateless)
 	a.servers = append(a.servers, served{s, handle})
 	return s
 }

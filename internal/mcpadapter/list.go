@@ -40,7 +40,7 @@ func (a *Adapter) listTools(next mcp.MethodHandler) mcp.MethodHandler {
 			cursor = p.Cursor
 		}
 		principal, _ := a.principal(req)
-		tools, nextCursor, err := page(a.host.ToolsFor(principal), cursor)
+		tools, nextCursor, err := page(a.listed(principal), cursor)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
@@ -128,15 +128,21 @@ func (a *Adapter) awaitLoad(next mcp.MethodHandler) mcp.MethodHandler {
 		default:
 		}
 		p, isCall := req.GetParams().(*mcp.CallToolParamsRaw)
-		if !isCall || p != nil && !a.serves(p.Name) {
-			wait, cancel := context.WithTimeout(ctx, a.opts.CallTimeout)
-			defer cancel()
-			select {
-			case <-a.host.Loaded():
-			case <-wait.Done():
-			}
+		if !isCall || p != nil && !a.serves(p.Name) && p.Name != callToolName {
+			a.waitLoaded(ctx)
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// waitLoaded waits for the host's first load to be over, within the call
+// timeout and ctx.
+func (a *Adapter) waitLoaded(ctx context.Context) {
+	wait, cancel := context.WithTimeout(ctx, a.opts.CallTimeout)
+	defer cancel()
+	select {
+	case <-a.host.Loaded():
+	case <-wait.Done():
 	}
 }
 

@@ -56,6 +56,8 @@ func (p *Plugin) define(doc []byte) error {
 		switch {
 		case !abi.ValidToolName(served):
 			return fmt.Errorf("tool %q: the policy serves it as %q, which is not a tool name", def.Name, served)
+		case abi.Reserved(served):
+			return fmt.Errorf("tool %q: the name %s is the server's own (progressive discovery): rename it in the module or in the policy's tools section", def.Name, served)
 		case p.byName[served] != nil:
 			return fmt.Errorf("tool %q: the policy serves it as %q, the name of another of the plugin's tools", def.Name, served)
 		}

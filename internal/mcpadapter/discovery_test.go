@@ -1,0 +1,138 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/host"
+)
+
+// discoveryHost serves tools of a few descriptions; a call answers with the
+// tool's name and its arguments, as structured content.
+func discoveryHost() *fakeHost {
+	h := &fakeHost{call: func(_ context.Context, req host.CallRequest) (*host.Result, error) {
+		sc, _ := json.Marshal(map[string]any{"tool": req.Tool, "args": req.Arguments})
+		return &host.Result{Result: abi.Result{Content: []abi.Content{abi.Text("ran " + req.Tool)}, StructuredContent: sc}}, nil
+	}}
+	for name, desc := range map[string]string{
+		"json_to_yaml": "Converts JSON to YAML.",
+		"yaml_lint":    "Checks a YAML document.",
+		"fetch":        "Fetches a web page and returns it as markdown.",
+		"hash":         "Hashes text with SHA-256.",
+	} {
+		t := tool(name, `{"type":"object"}`)
+		t.Description = desc
+		h.tools = append(h.tools, t)
+	}
+	slices.SortFunc(h.tools, func(a, b host.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return h
+}
+
+func TestDiscovery(t *testing.T) {
+	ctx := testContext(t)
+	a := New(discoveryHost(), Options{Discovery: DiscoveryOnly})
+	defer a.Close()
+	c := connect(t, a, legacy)
+	if names := toolNames(ctx, t, c); !slices.Equal(names, []string{abi.CallToolName, abi.SearchToolName}) {
+		t.Fatalf("listed %v, want the discovery tools alone", names)
+	}
+
+	search := func(args map[string]any) (names []string, next string, total int) {
+		t.Helper()
+		res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: abi.SearchToolName, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("search %v: %+v, %v", args, res, err)
+		}
+		var out struct {
+			Tools []struct {
+				Name        string          `json:"name"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+			} `json:"tools"`
+			Total      int    `json:"total"`
+			NextCursor string `json:"nextCursor"`
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range out.Tools {
+			if len(tl.InputSchema) == 0 {
+				t.Errorf("tool %s without its inputSchema", tl.Name)
+			}
+			names = append(names, tl.Name)
+		}
+		return names, out.NextCursor, out.Total
+	}
+	if names, _, _ := search(map[string]any{"query": "convert json yaml"}); len(names) < 1 || names[0] != "json_to_yaml" {
+		t.Errorf("best match %v, want json_to_yaml first", names)
+	}
+	// Regular expression syntax is words and punctuation.
+	if names, _, _ := search(map[string]any{"query": "yaml.*(lint|[a-z]+)"}); len(names) == 0 || names[0] != "yaml_lint" {
+		t.Errorf("metacharacters: %v", names)
+	}
+	if names, _, total := search(map[string]any{"query": strings.Repeat("zz ", 1<<19)}); len(names) != 0 || total != 0 {
+		t.Errorf("a 1.5 MB query of no tool's words found %v", names)
+	}
+	// An empty query lists every tool, a page at a time.
+	var all []string
+	cursor := ""
+	for range 10 {
+		names, next, total := search(map[string]any{"limit": 3, "cursor": cursor})
+		if total != 4 {
+			t.Errorf("total %d", total)
+		}
+		all = append(all, names...)
+		if cursor = next; cursor == "" {
+			break
+		}
+	}
+	if len(all) != 4 {
+		t.Errorf("paged %v", all)
+	}
+
+	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: abi.CallToolName,
+		Arguments: map[string]any{"name": "hash", "arguments": map[string]any{"text": "x"}}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "ran hash") {
+		t.Fatalf("dispatched: %+v, %v", res, err)
+	}
+	_, err = c.CallTool(ctx, &mcp.CallToolParams{Name: abi.CallToolName, Arguments: map[string]any{"name": "nope"}})
+	if je, ok := errors.AsType[*jsonrpc.Error](err); !ok || je.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("unknown tool through dispatch: %v, want -32602 as for a direct call", err)
+	}
+	res, err = c.CallTool(ctx, &mcp.CallToolParams{Name: abi.CallToolName, Arguments: map[string]any{"name": "hash", "extra": 1}})
+	if err != nil || !res.IsError {
+		t.Errorf("arguments of another shape: %+v, %v", res, err)
+	}
+	// The plugins' tools stay callable by name.
+	if res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "fetch"}); err != nil || res.IsError {
+		t.Errorf("direct call: %+v, %v", res, err)
+	}
+}
+
+// A tool added by hot reload is found at once, whatever the client does
+// with list_changed.
+func TestDiscoveryFindsReloadedTool(t *testing.T) {
+	ctx := testContext(t)
+	h := discoveryHost()
+	a := New(h, Options{Discovery: DiscoveryBeside})
+	defer a.Close()
+	c := connect(t, a, legacy)
+	if names := toolNames(ctx, t, c); len(names) != 6 {
+		t.Errorf("beside: listed %v", names)
+	}
+	nt := tool("weather", `{"type":"object"}`)
+	nt.Description = "Tells the weather forecast."
+	h.emit(host.Change{Added: []host.Tool{nt}})
+	res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: abi.SearchToolName, Arguments: map[string]any{"query": "forecast"}})
+	if err != nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"weather"`) {
+		t.Errorf("search after reload: %+v, %v", res, err)
+	}
+}
