@@ -53,7 +53,7 @@ type command struct {
 	setup func(fs *flag.FlagSet, std streams) func(ctx context.Context, args []string) error
 }
 
-var commands = []command{serveCmd, inspectCmd, callCmd, newCmd, versionCmd, lockCmd, keygenCmd, signCmd, pushCmd, pullCmd}
+var commands = []command{serveCmd, devCmd, inspectCmd, callCmd, newCmd, versionCmd, lockCmd, keygenCmd, signCmd, pushCmd, pullCmd}
 
 // usageError is an error in how a command was invoked: the command's usage
 // text is printed after it, and the exit status is 2.

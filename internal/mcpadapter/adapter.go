@@ -198,6 +198,24 @@ func (a *Adapter) newServer(listChanged, stateless, withTools bool) *mcp.Server 
 	return s
 }
 
+// Broadcast sends a log line to every session of the adapter's servers
+// whose client set a log level at or below level (go-sdk sends none to a
+// client that set none): what happens to the server rather than to one
+// call, such as a build that failed under wasmcp dev.
+func (a *Adapter) Broadcast(ctx context.Context, level abi.LogLevel, logger, msg string) {
+	a.mu.Lock()
+	servers := slices.Clone(a.servers)
+	a.mu.Unlock()
+	p := &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level.String()), Logger: logger, Data: msg}
+	for _, sv := range servers {
+		for ss := range sv.server.Sessions() {
+			if err := ss.Log(ctx, p); err != nil {
+				a.logger.Debug("log line not sent to client", "session", ss.ID(), "error", err)
+			}
+		}
+	}
+}
+
 // Close stops following the host's changes. It does not close the host.
 func (a *Adapter) Close() {
 	a.cancel()

@@ -68,6 +68,10 @@ type Options struct {
 	// each is nil when off. Run shuts both down when it returns.
 	Metrics *metrics.Exporter
 	Traces  *tracing.Exporter
+	// Started, if set, runs once the engine and the adapter are made, in a
+	// goroutine of its own, until ctx is done (wasmcp dev loads what it
+	// builds with them); Run waits for it before it closes them.
+	Started func(ctx context.Context, h *host.Host, a *mcpadapter.Adapter)
 }
 
 // Reloaded is the configuration Options.Reload gives: the policy and the
@@ -188,6 +192,11 @@ func (s *server) run(ctx context.Context) error {
 	loading := make(chan struct{})
 	go func() {
 		defer close(loading)
+		if s.opts.Started != nil {
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			wg.Go(func() { s.opts.Started(loadCtx, h, adapter) })
+		}
 		s.load(loadCtx, h)
 	}()
 	defer func() {
