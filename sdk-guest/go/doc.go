@@ -1,6 +1,6 @@
 // Package wasmcp is the Go SDK for wasmcp tools: a Go main package that
 // registers typed handlers becomes a WebAssembly module that the wasmcp host
-// serves as MCP tools.
+// serves as MCP tools, and as resources and prompts beside them.
 //
 //	package main
 //
@@ -39,9 +39,9 @@
 // _initialize export runs the runtime and every package's init functions,
 // and main is never called (see runtime.main: "A program compiled with
 // -buildmode=c-archive or c-shared has a main, but it is not executed").
-// Register tools in init; main must exist and is best left empty. A
-// registration problem (a bad name, a duplicate, a type with no schema)
-// panics in init, which fails the module's load; the message is logged to
+// Register tools, resources and prompts in init; main must exist and is
+// best left empty. A registration problem (a bad name, a duplicate, a type
+// with no schema) panics in init, which fails the module's load; the message is logged to
 // the host first, because a guest's standard error is discarded.
 //
 // # Handlers
@@ -108,6 +108,42 @@
 // module (and by wasmcptest), not by the SDK, which keeps package regexp
 // out of modules that do not use it.
 //
+// # Resources and prompts
+//
+// AddResource registers a resource by its definition and a function that
+// returns its contents: a string for text, a []byte for binary contents
+// (sent as base64), or []ResourceContents for several items.
+// AddResourceTemplate registers a family of resources by an RFC 6570 URI
+// template; the SDK matches the URI a client reads against the templates,
+// the longest text before the first expression first, as the host routes
+// URIs, and calls the first that matches with the variables' values:
+//
+//	wasmcp.AddResourceTemplate(wasmcp.ResourceTemplate{URITemplate: "notes://{id}", Name: "note"},
+//		func(uri string, vars map[string]string) (string, error) { ... vars["id"] ... })
+//
+// The matcher reads every operator of RFC 6570 levels 1 to 3 and the prefix
+// modifier of level 4; the explode modifier ({list*}) is refused at
+// registration, since a list has no single value to hand over ({+path}
+// takes a value holding '/'). Values are percent-decoded, and a value that
+// stands for path segments never has a "." or ".." segment: the URI then
+// matches nothing, so that a template cannot be led outside its prefix.
+//
+// AddPrompt registers a prompt; its function gets the arguments as a
+// map[string]string, which the host has checked against the definition
+// (required ones present, no others), and returns messages (UserMessage,
+// AssistantMessage, holding any content block). Complete attaches a
+// Completer to an argument of a prompt or a variable of a template, and
+// Choices completes from a fixed list.
+//
+// A read, prompt or completion that fails returns an error, which the client
+// gets as a JSON-RPC error with the error's text: wrap ErrNotFound for
+// "resource not found" (-32002), ErrInvalidParams for invalid params
+// (-32602); anything else, and a recovered panic, is an internal error.
+//
+// Every module exports wasmcp_read, wasmcp_prompt and wasmcp_complete; in a
+// module without resources or prompts they answer "not found", "unknown
+// prompt" and no values, and link none of the code that serves them.
+//
 // # Logging
 //
 // Log, Logf, Debug, Info and Warn send a line to the host through the "log"
@@ -124,12 +160,17 @@
 //	res := wasmcptest.Call(t, "sum", map[string]any{"a": 1, "b": 2})
 //	if res.Text() != "3" { t.Fatal(res.Text()) }
 //
+// wasmcptest.Read, GetPrompt and Complete do the same for resources,
+// prompts and completions, refusing what the host refuses before the guest
+// runs (a missing required argument, a URI with a dot segment) and failing
+// the test on a document the host would refuse.
+//
 // Only the file guest_wasip1.go is specific to WebAssembly.
 //
 // # Memory
 //
-// The host calls wasmcp_alloc once before each call, for the tool name and
-// the arguments. The SDK hands out a buffer that stays referenced (so the
+// The host calls wasmcp_alloc once before each call, for its input (a tool's
+// name and arguments, a URI, ...). The SDK hands out a buffer that stays referenced (so the
 // collector cannot free it) until the call has consumed it; a buffer up to
 // 64 KiB is reused by the next call, a larger one is dropped after its call.
 // A returned document stays referenced until the next export call, by which

@@ -1,6 +1,7 @@
 package wasmcp_test
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"testing"
@@ -64,6 +65,88 @@ func init() {
 		wasmcp.Logf(wasmcp.LevelDebug, "dividing %v by %v", in.A, in.B)
 		return fmt.Sprint(in.A / in.B), nil
 	})
+}
+
+var notes = map[string]string{"1": "# Groceries\n- eggs", "2": "# Ideas\n- a tool"}
+
+func init() {
+	// A resource of text: the item's URI and MIME type are the definition's.
+	wasmcp.AddResource(wasmcp.Resource{URI: "notes://index", Name: "index", MimeType: "text/markdown"},
+		func() (string, error) { return "# Notes\n- notes://1\n- notes://2", nil })
+
+	// A template: the SDK matches the URI and hands over its variables.
+	wasmcp.AddResourceTemplate(wasmcp.ResourceTemplate{URITemplate: "notes://{id}", Name: "note", MimeType: "text/markdown"},
+		func(uri string, vars map[string]string) (string, error) {
+			note, ok := notes[vars["id"]]
+			if !ok {
+				return "", fmt.Errorf("note %s: %w", vars["id"], wasmcp.ErrNotFound)
+			}
+			return note, nil
+		}, wasmcp.Complete("id", wasmcp.Choices("1", "2")))
+
+	// A prompt, with the completion of one of its arguments.
+	wasmcp.AddPrompt(wasmcp.Prompt{
+		Name:        "summarize",
+		Description: "Summarizes a note.",
+		Arguments: []wasmcp.PromptArgument{
+			{Name: "id", Description: "The note's number.", Required: true},
+			{Name: "style", Description: "brief or detailed."},
+		},
+	}, func(args map[string]string) ([]wasmcp.PromptMessage, error) {
+		note, ok := notes[args["id"]]
+		if !ok {
+			return nil, fmt.Errorf("note %s: %w", args["id"], wasmcp.ErrInvalidParams)
+		}
+		style := cmp.Or(args["style"], "brief")
+		return []wasmcp.PromptMessage{
+			wasmcp.UserMessage(wasmcp.EmbeddedText("notes://"+args["id"], "text/markdown", note)),
+			wasmcp.UserMessage(wasmcp.Text("Summarize this note, " + style + ".")),
+		}, nil
+	}, wasmcp.Complete("style", wasmcp.Choices("brief", "detailed")))
+}
+
+func ExampleAddResource() {
+	res := wasmcptest.Read(t, "notes://index")
+	fmt.Println(res.Contents[0].URI, res.Contents[0].MimeType)
+	fmt.Println(res.Text())
+	// Output:
+	// notes://index text/markdown
+	// # Notes
+	// - notes://1
+	// - notes://2
+}
+
+func ExampleAddResourceTemplate() {
+	fmt.Println(wasmcptest.Read(t, "notes://2").Text())
+	res := wasmcptest.Read(t, "notes://3")
+	fmt.Println(res.Error.Code, res.Error.Message)
+	fmt.Println(wasmcptest.Complete(t, wasmcptest.TemplateRef("notes://{id}"), "id", "", nil).Values)
+	// Output:
+	// # Ideas
+	// - a tool
+	// -32002 note 3: resource not found
+	// [1 2]
+}
+
+func ExampleAddPrompt() {
+	res := wasmcptest.GetPrompt(t, "summarize", map[string]string{"id": "1"})
+	fmt.Println(res.Description)
+	for _, m := range res.Messages {
+		if m.Content.Resource != nil {
+			fmt.Println(m.Role, "embeds", m.Content.Resource.URI)
+		} else {
+			fmt.Println(m.Role+":", m.Content.Text)
+		}
+	}
+	res = wasmcptest.GetPrompt(t, "summarize", nil) // refused as the host refuses it
+	fmt.Println(res.Error.Code, res.Error.Message)
+	fmt.Println(wasmcptest.Complete(t, wasmcptest.PromptRef("summarize"), "style", "d", nil).Values)
+	// Output:
+	// Summarizes a note.
+	// user embeds notes://1
+	// user: Summarize this note, brief.
+	// -32602 prompt summarize: missing required argument "id"
+	// [detailed]
 }
 
 func ExampleAddTool() {

@@ -30,6 +30,9 @@ func TestWasmDirectivesMatchABI(t *testing.T) {
 		abi.ExportAlloc:    "(i32) -> (i32)",
 		abi.ExportDescribe: "() -> (i64)",
 		abi.ExportCall:     "(i32, i32, i32, i32) -> (i64)",
+		abi.ExportRead:     "(i32, i32) -> (i64)",
+		abi.ExportPrompt:   "(i32, i32, i32, i32) -> (i64)",
+		abi.ExportComplete: "(i32, i32) -> (i64)",
 	}
 	wantImports := map[string]string{
 		abi.ImportModule + "." + abi.ImportLog:         "(i32, i32, i32) -> ()",

@@ -78,7 +78,7 @@ const (
 )
 
 var (
-	input   []byte // the region of the last wasmcp_alloc, read by wasmcp_call
+	input   []byte // the region of the last wasmcp_alloc, read by the export called next
 	output  []byte // the last returned document, reachable until the host copied it
 	traffic int    // bytes crossed since the last forced collection
 )
@@ -112,14 +112,49 @@ func exportDescribe() uint64 {
 
 //go:wasmexport wasmcp_call
 func exportCall(namePtr, nameLen, argsPtr, argsLen uint32) uint64 {
-	var doc []byte
-	base := address(input[:cap(input)])
-	if cap(input) == 0 || namePtr != base || argsPtr != namePtr+nameLen || uint64(nameLen)+uint64(argsLen) > uint64(len(input)) {
-		// Only the region from wasmcp_alloc is known to be ours (ABI.md §3).
-		doc, _ = json.Marshal(guest.ErrorResult("wasmcp_call: the name and arguments are not in the region wasmcp_alloc returned"))
-	} else {
-		doc = guest.Call(string(input[:nameLen]), input[nameLen:nameLen+argsLen])
+	if !received(namePtr, uint64(nameLen)+uint64(argsLen)) || argsPtr != namePtr+nameLen {
+		doc, _ := json.Marshal(guest.ErrorResult("wasmcp_call: " + notReceived))
+		return reply(doc)
 	}
+	return reply(guest.Call(string(input[:nameLen]), input[nameLen:nameLen+argsLen]))
+}
+
+//go:wasmexport wasmcp_read
+func exportRead(uriPtr, uriLen uint32) uint64 {
+	if !received(uriPtr, uint64(uriLen)) {
+		return reply(guest.ErrorDocument(abi.CodeInternalError, "wasmcp_read: "+notReceived))
+	}
+	return reply(guest.Read(string(input[:uriLen])))
+}
+
+//go:wasmexport wasmcp_prompt
+func exportPrompt(namePtr, nameLen, argsPtr, argsLen uint32) uint64 {
+	if !received(namePtr, uint64(nameLen)+uint64(argsLen)) || argsPtr != namePtr+nameLen {
+		return reply(guest.ErrorDocument(abi.CodeInternalError, "wasmcp_prompt: "+notReceived))
+	}
+	return reply(guest.GetPrompt(string(input[:nameLen]), input[nameLen:nameLen+argsLen]))
+}
+
+//go:wasmexport wasmcp_complete
+func exportComplete(reqPtr, reqLen uint32) uint64 {
+	if !received(reqPtr, uint64(reqLen)) {
+		return reply(guest.ErrorDocument(abi.CodeInternalError, "wasmcp_complete: "+notReceived))
+	}
+	return reply(guest.Complete(input[:reqLen]))
+}
+
+const notReceived = "the input is not in the region wasmcp_alloc returned"
+
+// received reports whether the n bytes at ptr are the region of the last
+// wasmcp_alloc: only that region is known to be ours (ABI.md §3).
+func received(ptr uint32, n uint64) bool {
+	return cap(input) > 0 && ptr == address(input[:cap(input)]) && n <= uint64(len(input))
+}
+
+// reply hands doc to the host: it stays referenced until the host has
+// copied it, the input buffer is dropped when large, and the collector gets
+// its turn.
+func reply(doc []byte) uint64 {
 	traffic += len(input) + len(doc)
 	if cap(input) > keepBuffer {
 		input = nil

@@ -36,11 +36,7 @@ import (
 // type with no JSON Schema, a malformed tag or schema. The message is also
 // logged to the host, since a guest's standard error is discarded.
 func AddTool[In, Out any](name, description string, handler func(In) (Out, error), opts ...ToolOption) {
-	if err := addTool(name, description, handler, opts); err != nil {
-		msg := "wasmcp.AddTool: " + err.Error()
-		guest.Log(abi.LogCritical, msg)
-		panic(msg)
-	}
+	mustRegister("AddTool", addTool(name, description, handler, opts))
 }
 
 func addTool[In, Out any](name, description string, handler func(In) (Out, error), opts []ToolOption) error {

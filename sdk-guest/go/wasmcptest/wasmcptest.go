@@ -1,16 +1,20 @@
-// Package wasmcptest calls the tools a Go guest registered with wasmcp.AddTool
-// natively, from go test, through the same JSON path a module uses: the
-// arguments are JSON text, the tool's result is the Result document the
-// module would hand the host.
+// Package wasmcptest calls the tools, resources, prompts and completions a
+// Go guest registered with package wasmcp natively, from go test, through
+// the same JSON path a module uses: the arguments are JSON text, the result
+// is the document the module would hand the host.
 //
 // It also checks what the host would check. Arguments that break the tool's
 // input schema give an isError result, as the host gives the model, without
-// calling the tool. A result the host would refuse (an invalid content block,
-// structured content missing or not matching the output schema) and a tool
-// list the host would refuse (a schema that does not compile) fail the test.
-// Schemas are compiled with the same validator the host uses. What the test
-// sees is the guest's own document: the host's completion (mirroring
-// structured content as text) is not applied.
+// calling the tool; a prompt's missing or unknown arguments, and a URI with
+// a dot segment, give the error the client would get, without calling the
+// guest. A document the host would refuse (an invalid content block,
+// structured content missing or not matching the output schema, a read
+// without contents, an invalid prompt message) and definitions the host
+// would refuse (a schema that does not compile, a tool naming a view that
+// the module does not list) fail the test. Schemas are compiled with the
+// same validator the host uses. What the test sees is the guest's own
+// document: the host's completion (mirroring structured content as text) is
+// not applied.
 //
 // Calls are serialised, as in one module instance, so tests may run in
 // parallel.
@@ -86,14 +90,7 @@ func Tools(t testing.TB) []abi.Tool {
 
 func tools(t testing.TB) []abi.Tool {
 	t.Helper()
-	doc, err := guest.Describe()
-	if err != nil {
-		t.Fatalf("describe: %v", err)
-	}
-	var d abi.Describe
-	if err := json.Unmarshal(doc, &d); err != nil {
-		t.Fatalf("describe document %s: %v", doc, err)
-	}
+	d := describe(t)
 	for _, tool := range d.Tools {
 		if _, ok := schemas[tool.Name]; ok {
 			continue
@@ -149,19 +146,23 @@ func Call(t testing.TB, name string, args any) *Result {
 		return &Result{Result: *guest.ErrorResult(fmt.Sprintf("invalid arguments for tool %s: %v", name, err))}
 	}
 
-	var logs []Log
-	saved := guest.LogSink
-	guest.LogSink = func(level abi.LogLevel, msg string) { logs = append(logs, Log{level, msg}) }
-	doc := guest.Call(name, raw)
-	guest.LogSink = saved
-
-	res := &Result{Logs: logs}
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	if err := dec.Decode(&res.Result); err != nil {
+	res := &Result{}
+	var doc []byte
+	doc, res.Logs = capture(func() []byte { return guest.Call(name, raw) })
+	if err := json.Unmarshal(doc, &res.Result); err != nil {
 		t.Fatalf("tool %s: result document %s: %v", name, doc, err)
 	}
 	checkResult(t, name, s, res)
 	return res
+}
+
+// capture runs f with the guest's log lines captured.
+func capture(f func() []byte) ([]byte, []Log) {
+	var logs []Log
+	saved := guest.LogSink
+	guest.LogSink = func(level abi.LogLevel, msg string) { logs = append(logs, Log{level, msg}) }
+	defer func() { guest.LogSink = saved }()
+	return f(), logs
 }
 
 func encodeArgs(t testing.TB, args any) []byte {

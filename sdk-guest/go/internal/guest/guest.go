@@ -1,8 +1,9 @@
 // Package guest holds the state of one guest instance that the public SDK
-// package and its test helper share: the registered tools, the dispatcher
-// that turns a call's name and arguments JSON into a Result document, and the
-// sink that log lines go to. It knows nothing of WebAssembly, so it runs and
-// is tested natively; the wasip1 glue in the SDK package only moves bytes.
+// package and its test helper share: the registered tools, resources,
+// templates and prompts, the dispatchers that turn an export's input into
+// its document, and the sink that log lines go to. It knows nothing of
+// WebAssembly, so it runs and is tested natively; the wasip1 glue in the SDK
+// package only moves bytes.
 package guest
 
 import (
@@ -85,12 +86,21 @@ func Describe() ([]byte, error) {
 	for i, t := range tools {
 		doc.Tools[i] = t.def
 	}
+	for _, r := range resources {
+		doc.Resources = append(doc.Resources, r.def)
+	}
+	for _, t := range templates {
+		doc.ResourceTemplates = append(doc.ResourceTemplates, t.def)
+	}
+	for _, p := range prompts {
+		doc.Prompts = append(doc.Prompts, p.def)
+	}
 	b, err := json.Marshal(doc)
 	if err != nil {
-		return nil, fmt.Errorf("encode tool definitions: %w", err)
+		return nil, fmt.Errorf("encode the definitions: %w", err)
 	}
 	if len(b) > abi.MaxDescribeSize {
-		return nil, fmt.Errorf("tool definitions take %d bytes, over the limit of %d", len(b), abi.MaxDescribeSize)
+		return nil, fmt.Errorf("the definitions take %d bytes, over the limit of %d", len(b), abi.MaxDescribeSize)
 	}
 	describe = b
 	return b, nil
@@ -142,11 +152,7 @@ func run(name string, args []byte) (res *abi.Result) {
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			msg := fmt.Sprintf("tool %s panicked: %v", name, v)
-			stack := make([]byte, 8<<10)
-			stack = stack[:runtime.Stack(stack, false)]
-			Log(abi.LogError, msg+"\n"+string(stack))
-			res = ErrorResult(msg)
+			res = ErrorResult(panicked("tool "+name, v))
 		}
 	}()
 	if len(args) == 0 {
@@ -175,6 +181,16 @@ func check(res *abi.Result) error {
 		return errors.New("structured content must be a JSON object")
 	}
 	return nil
+}
+
+// panicked logs a recovered panic of what with its stack, so that the
+// author can find it, and returns the message for the client.
+func panicked(what string, v any) string {
+	msg := fmt.Sprintf("%s panicked: %v", what, v)
+	stack := make([]byte, 8<<10)
+	stack = stack[:runtime.Stack(stack, false)]
+	Log(abi.LogError, msg+"\n"+string(stack))
+	return msg
 }
 
 // ErrorResult is a tool error: isError with one text block saying why.
