@@ -37,8 +37,14 @@ func withTokenInfo(next http.Handler) http.Handler {
 		}
 		hp := hostPrincipal(p)
 		return &auth.TokenInfo{Scopes: p.Scopes, Expiration: p.Expiry, UserID: hp.Key(), Extra: map[string]any{principalKey: hp}}, nil
-	}, nil)(next)
+	}, verifiedInFront)(next)
 }
+
+// verifiedInFront keeps go-sdk's own check of a token's expiry from
+// refusing, with a bare 401, what the verifier in front accepted: a token
+// within the verifier's leeway after its exp, or an introspected one whose
+// answer named no exp. The verifier's decision is the one that counts.
+var verifiedInFront = &auth.RequireBearerTokenOptions{AllowMissingExpiration: true, ClockSkew: oauth.MaxLeeway}
 
 // hostPrincipal is the engine's view of a verified token's principal.
 func hostPrincipal(p *oauth.Principal) *host.Principal {
