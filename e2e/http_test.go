@@ -44,8 +44,16 @@ func startHTTP(t *testing.T, cmd *exec.Cmd, log *lockedBuffer) (url string, stop
 // server with SIGKILL, as a crash would; stop does nothing after it.
 func startKillableHTTP(t *testing.T, cmd *exec.Cmd, log *lockedBuffer) (url string, stop, kill func()) {
 	t.Helper()
-	cmd.Args = append(cmd.Args, "--http", "127.0.0.1:0", "--token-env", tokenEnv)
+	cmd.Args = append(cmd.Args, "--token-env", tokenEnv)
 	cmd.Env = append(os.Environ(), tokenEnv+"="+testToken)
+	return launchHTTP(t, cmd, log)
+}
+
+// launchHTTP is startKillableHTTP without the token: cmd's own arguments
+// say how clients authenticate (OAuth, in oauth_test.go).
+func launchHTTP(t *testing.T, cmd *exec.Cmd, log *lockedBuffer) (url string, stop, kill func()) {
+	t.Helper()
+	cmd.Args = append(cmd.Args, "--http", "127.0.0.1:0")
 	cmd.Stderr = log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,8 @@
 // WASMCP_PLUGINS and WASMCP_EXAMPLES name them. Without them the tests are
 // skipped, so that "go test ./..." on a fresh clone needs nothing but Go.
 // The WAT guests in testdata are assembled with wat2wasm (Debian package
-// wabt), which make deps installs.
+// wabt), which make deps installs. The OAuth tests run oidc-provider from
+// the npm packages of e2e/ts (make deps), with node.
 package e2e
 
 import (

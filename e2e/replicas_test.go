@@ -64,7 +64,7 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 			}
 		}
 	})
-	lb := startHAProxy(t, haproxy, replicas)
+	lb := startHAProxy(t, haproxy, freeAddr(t), replicas)
 	endpoint := lb + "/mcp"
 
 	// 2026-07-28: stateless calls spread over the replicas.
@@ -248,10 +248,22 @@ var (
 	serverLine = regexp.MustCompile(`(?m)^\s*server .*\n`)
 )
 
+// freeAddr returns a loopback address whose port was free a moment ago, for
+// a server that takes its address on the command line.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
 // startHAProxy runs haproxy with deploy/haproxy/haproxy.cfg, its bind line
-// moved to a free loopback port and its servers replaced by replicas, and
-// returns its base URL once it answers.
-func startHAProxy(t *testing.T, haproxy string, replicas []*lbReplica) string {
+// moved to addr and its servers replaced by replicas, and returns its base
+// URL once it answers.
+func startHAProxy(t *testing.T, haproxy, addr string, replicas []*lbReplica) string {
 	t.Helper()
 	root, err := moduleRoot()
 	if err != nil {
@@ -261,12 +273,6 @@ func startHAProxy(t *testing.T, haproxy string, replicas []*lbReplica) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
 	var servers strings.Builder
 	for i, r := range replicas {
 		fmt.Fprintf(&servers, "    server wasmcp%d %s check\n", i+1, strings.TrimPrefix(r.base, "http://"))
