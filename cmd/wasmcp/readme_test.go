@@ -119,22 +119,26 @@ func TestReadmeFirstTool(t *testing.T) {
 	}
 }
 
-// TestReadmeNetworkPolicy parses the policy of the README's "Network
-// access" as wasmcp would, so that the example cannot drift from the
-// format.
-func TestReadmeNetworkPolicy(t *testing.T) {
+// TestReadmePolicies parses the policies of the README's "Network access"
+// and "Authorization" as wasmcp would, so that the examples cannot drift
+// from the format.
+func TestReadmePolicies(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "x")
-	var found bool
-	for _, b := range readmeSection(t, "Network access") {
-		if b.lang != "json" {
-			continue
-		}
-		found = true
-		if _, err := policy.Parse([]byte(b.body), t.TempDir()); err != nil {
-			t.Errorf("the README's network policy does not parse: %v\n%s", err, b.body)
-		}
-	}
-	if !found {
-		t.Error(`README.md, "Network access": no json block`)
+	for _, section := range []string{"Network access", "Authorization"} {
+		t.Run(section, func(t *testing.T) {
+			var found bool
+			for _, b := range readmeSection(t, section) {
+				if b.lang != "json" {
+					continue
+				}
+				found = true
+				if _, err := policy.Parse([]byte(b.body), t.TempDir()); err != nil {
+					t.Errorf("the README's policy does not parse: %v\n%s", err, b.body)
+				}
+			}
+			if !found {
+				t.Errorf("README.md, %q: no json block", section)
+			}
+		})
 	}
 }
