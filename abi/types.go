@@ -234,6 +234,9 @@ func (c *Content) Validate() error {
 		if (c.Resource.Text == nil) == (c.Resource.Blob == nil) {
 			return fmt.Errorf("resource content needs exactly one of resource.text and resource.blob")
 		}
+		if err := c.Resource.Validate(); err != nil {
+			return fmt.Errorf("resource content: %w", err)
+		}
 		return nil
 	case "":
 		return fmt.Errorf("content block has no type")

@@ -66,7 +66,8 @@ func bearer(header string) (string, bool) {
 // A request without one gets 401 and a challenge naming the resource
 // metadata at metadataURL (RFC 9728), with error="invalid_token" and why
 // for a token refused; one that carries a token in its query string gets
-// 400 (MCP: tokens only in the Authorization header).
+// 400 (MCP: tokens only in the Authorization header), and one whose
+// token's issuer cannot be reached 503 with Retry-After.
 func RequireOAuth(next http.Handler, v *oauth.Verifier, metadataURL string, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -85,6 +86,14 @@ func RequireOAuth(next http.Handler, v *oauth.Verifier, metadataURL string, log 
 			return
 		}
 		p, err := v.Verify(r.Context(), token)
+		if errors.Is(err, oauth.ErrUnavailable) {
+			// The token is not known to be bad: a 401 would send the client
+			// to authorize again, for nothing.
+			log.Warn("request refused: the token's issuer cannot be reached", "error", err, "remote", r.RemoteAddr)
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, "Service Unavailable: "+err.Error()+"; retry later", http.StatusServiceUnavailable)
+			return
+		}
 		if err != nil {
 			code, desc := oauth.CodeInvalidToken, err.Error()
 			if oe, ok := errors.AsType[*oauth.Error](err); ok {
