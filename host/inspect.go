@@ -33,6 +33,14 @@ type Report struct {
 	Protocol int `json:"protocol,omitempty"`
 	// Tools are the module's definitions, as a client would see them.
 	Tools []abi.Tool `json:"tools,omitempty"`
+	// Resources, ResourceTemplates and Prompts are what it offers besides
+	// (ABI.md section 4, "Resources and prompts").
+	Resources         []abi.Resource         `json:"resources,omitempty"`
+	ResourceTemplates []abi.ResourceTemplate `json:"resourceTemplates,omitempty"`
+	Prompts           []abi.Prompt           `json:"prompts,omitempty"`
+	// DroppedOrigins are the CSP origins of its app views that its grants
+	// do not cover: clients do not get them.
+	DroppedOrigins []string `json:"droppedOrigins,omitempty"`
 	// Imports and Exports are "name: signature" lines, sorted.
 	Imports []string `json:"imports,omitempty"`
 	Exports []string `json:"exports,omitempty"`
@@ -101,6 +109,7 @@ func Inspect(ctx context.Context, cfg Config, path string) (*Report, error) {
 	}
 	info := p.Info()
 	r.Loadable, r.Tools = true, p.Tools()
+	r.Resources, r.ResourceTemplates, r.Prompts, r.DroppedOrigins = p.Resources(), p.ResourceTemplates(), p.Prompts(), p.DroppedOrigins()
 	r.Requested, r.Granted = p.Requested(), policy.Summary(p.Granted())
 	_, r.Denied = h.cfg.policy.Grant(p.Name(), p.Requested())
 	r.StandIns = p.StandIns()

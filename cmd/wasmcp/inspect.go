@@ -112,6 +112,26 @@ func printReport(w io.Writer, r *host.Report, dir string) error {
 			printTool(&b, t)
 		}
 	}
+	var offers []string
+	for _, res := range r.Resources {
+		offers = append(offers, fmt.Sprintf("resource %s (%s%s)", res.URI, res.Name, suffix(res.MimeType)))
+	}
+	for _, t := range r.ResourceTemplates {
+		offers = append(offers, fmt.Sprintf("resource template %s (%s%s)", t.URITemplate, t.Name, suffix(t.MimeType)))
+	}
+	for _, p := range r.Prompts {
+		var args []string
+		for _, a := range p.Arguments {
+			if a.Required {
+				args = append(args, a.Name+"*")
+			} else {
+				args = append(args, a.Name)
+			}
+		}
+		offers = append(offers, fmt.Sprintf("prompt %s(%s)", p.Name, strings.Join(args, ", ")))
+	}
+	printList(&b, "resources and prompts (* required)", offers)
+	printList(&b, "app view origins not granted (clients do not get them)", r.DroppedOrigins)
 	printPermissions(&b, r)
 	printList(&b, "stand-ins (grant them in the plugin's policy section)", r.StandIns)
 	printList(&b, "imports", r.Imports)
@@ -128,6 +148,14 @@ func printReport(w io.Writer, r *host.Report, dir string) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// suffix is ", "+s, or "" for an empty s.
+func suffix(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ", " + s
 }
 
 func printTool(b *bytes.Buffer, t abi.Tool) {
