@@ -9,6 +9,7 @@ require (
 	github.com/wasmcp/wasmcp v0.0.0
 	github.com/wasmcp/wasmcp/abi v0.0.0
 	github.com/wasmcp/wasmcp/sdk-guest/go v0.0.0
+	golang.org/x/oauth2 v0.37.0
 )
 
 require (
@@ -30,7 +31,6 @@ require (
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.11.0 // indirect
-	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect

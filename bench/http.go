@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 )
 
 // httpPatience bounds the wait for an HTTP server to serve echo.
@@ -49,26 +50,35 @@ func runHTTP(ctx context.Context, e *env) ([]row, error) {
 // calls each among clients sessions.
 func httpRep(ctx context.Context, e *env, i int, dir string, clients, calls int) (wasmcp, native float64, err error) {
 	got, err := throughputs(ctx, clients, calls,
-		func(addr string) (*exec.Cmd, error) {
+		launch{cmd: func(addr string) (*exec.Cmd, error) {
 			// -rate 0: the default per-session rate limit would measure the
 			// limit, not the server. Its other admission defaults stay.
 			return e.wasmcpCmd(fmt.Sprintf("http-wasmcp-%d", i),
 				"serve", "-dir", dir, "-cache-dir", e.codeCache, "-http", addr, "-rate", "0")
-		},
-		func(addr string) (*exec.Cmd, error) {
+		}},
+		launch{cmd: func(addr string) (*exec.Cmd, error) {
 			return e.nativeCmd(fmt.Sprintf("http-native-%d", i), roleHTTP, addrEnv+"="+addr)
-		})
+		}})
 	if err != nil {
 		return 0, 0, err
 	}
 	return got[0], got[1], nil
 }
 
-// throughputs starts the servers the mks make, opens clients sessions to
-// each, and returns their throughput in calls per second, calls echo calls
-// each, the servers taking turns slice by slice.
-func throughputs(ctx context.Context, clients, calls int, mks ...func(addr string) (*exec.Cmd, error)) ([]float64, error) {
-	runs, err := throughputsOf(ctx, callEcho, clients, calls, mks...)
+// A launch starts one HTTP server for a free loopback address, and says
+// what its clients present.
+type launch struct {
+	cmd func(addr string) (*exec.Cmd, error)
+	// bearer, when set, returns the access token that client session i
+	// presents to the server at url (its MCP endpoint).
+	bearer func(url string, i int) (string, error)
+}
+
+// throughputs starts the servers, opens clients sessions to each, and
+// returns their throughput in calls per second, calls echo calls each, the
+// servers taking turns slice by slice.
+func throughputs(ctx context.Context, clients, calls int, servers ...launch) ([]float64, error) {
+	runs, err := throughputsOf(ctx, callEcho, clients, calls, servers...)
 	out := make([]float64, len(runs))
 	for k, r := range runs {
 		out[k] = r.rate()
@@ -89,22 +99,21 @@ type tally struct {
 
 func (r tally) rate() float64 { return float64(r.calls) / r.wall.Seconds() }
 
-// throughputsOf is throughputs with call in place of echo (the servers must
-// serve echo too: it tells when they are ready), and returns the tallies.
-func throughputsOf(ctx context.Context, call caller, clients, calls int, mks ...func(addr string) (*exec.Cmd, error)) ([]tally, error) {
+// throughputsOf is throughputs with call in place of echo, and returns the
+// tallies.
+func throughputsOf(ctx context.Context, call caller, clients, calls int, launches ...launch) ([]tally, error) {
 	var servers []*httpServer
 	defer func() {
 		for _, s := range servers {
 			s.stop()
 		}
 	}()
-	for _, mk := range mks {
-		s, err := startHTTP(ctx, mk)
+	for _, l := range launches {
+		s, err := startHTTP(ctx, l, call)
 		if err != nil {
 			return nil, err
 		}
 		servers = append(servers, s)
-		s.call = call
 		if err := s.open(ctx, clients); err != nil {
 			return nil, err
 		}
@@ -137,6 +146,9 @@ type httpServer struct {
 	sessions []*mcp.ClientSession
 	// call is the call the sessions make; nil is callEcho.
 	call caller
+	// bearer is the launch's, and tokens what each session presents.
+	bearer func(url string, i int) (string, error)
+	tokens []string
 }
 
 // do makes the server's call in cs.
@@ -147,21 +159,21 @@ func (s *httpServer) do(ctx context.Context, cs *mcp.ClientSession) error {
 	return s.call(ctx, cs)
 }
 
-// startHTTP starts the server mk makes for a free loopback address and waits
-// until it serves echo.
-func startHTTP(ctx context.Context, mk func(addr string) (*exec.Cmd, error)) (*httpServer, error) {
+// startHTTP starts the server l launches for a free loopback address and
+// waits until a session can make call there (nil: echo).
+func startHTTP(ctx context.Context, l launch, call caller) (*httpServer, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := mk(addr)
+	cmd, err := l.cmd(addr)
 	if err != nil {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &httpServer{cmd: cmd, url: "http://" + addr + "/mcp"}
+	s := &httpServer{cmd: cmd, url: "http://" + addr + "/mcp", call: call, bearer: l.bearer}
 	deadline := time.Now().Add(httpPatience)
 	for {
 		err := s.open(ctx, 1)
@@ -170,21 +182,34 @@ func startHTTP(ctx context.Context, mk func(addr string) (*exec.Cmd, error)) (*h
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			s.stop()
-			return nil, fmt.Errorf("%s does not serve echo after %v: %w", s.url, httpPatience, err)
+			return nil, fmt.Errorf("%s does not answer after %v: %w", s.url, httpPatience, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
 // open replaces the server's sessions with n new ones, each warmed up with a
-// few calls: connections open, instance pools filled.
+// few calls: connections open, instance pools filled, tokens verified.
 func (s *httpServer) open(ctx context.Context, n int) error {
+	return s.openWith(ctx, n, nil)
+}
+
+// openWith is open with opts for the sessions' client.
+func (s *httpServer) openWith(ctx context.Context, n int, opts *mcp.ClientOptions) error {
 	s.closeSessions()
 	s.hc = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * n}}
-	client := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-bench", Version: "0"}, nil)
-	for range n {
-		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: s.hc, MaxRetries: -1},
-			&mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	client := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-bench", Version: "0"}, opts)
+	for i := range n {
+		t := &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: s.hc, MaxRetries: -1}
+		if s.bearer != nil {
+			token, err := s.bearer(s.url, i)
+			if err != nil {
+				return err
+			}
+			s.tokens = append(s.tokens, token)
+			t.OAuthHandler = heldToken{oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token, TokenType: "Bearer"})}
+		}
+		cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 		if err != nil {
 			return err
 		}
@@ -196,6 +221,17 @@ func (s *httpServer) open(ctx context.Context, n int) error {
 		}
 	}
 	return nil
+}
+
+// heldToken is a go-sdk client's auth.OAuthHandler for a token it already
+// holds: the transport puts it on every request, and a refusal is final.
+type heldToken struct{ ts oauth2.TokenSource }
+
+func (h heldToken) TokenSource(context.Context) (oauth2.TokenSource, error) { return h.ts, nil }
+
+func (h heldToken) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	resp.Body.Close()
+	return fmt.Errorf("the server refused the token: %s", resp.Status)
 }
 
 // burst makes about calls calls among the sessions, all at once, and returns
@@ -223,6 +259,7 @@ func (s *httpServer) closeSessions() {
 		cs.Close()
 	}
 	s.sessions = slices.Delete(s.sessions, 0, len(s.sessions))
+	s.tokens = nil
 	if s.hc != nil {
 		s.hc.CloseIdleConnections()
 	}

@@ -103,7 +103,7 @@ func replicasRep(ctx context.Context, e *env, name, haproxy, taskset, dir string
 	}
 	var addrs []string
 	for j, cpus := range many {
-		s, err := startHTTP(ctx, replica(fmt.Sprintf("%s-replica%d", name, j+1), cpus))
+		s, err := startHTTP(ctx, launch{cmd: replica(fmt.Sprintf("%s-replica%d", name, j+1), cpus)}, nil)
 		if err != nil {
 			return single, lb, err
 		}
@@ -112,8 +112,8 @@ func replicasRep(ctx context.Context, e *env, name, haproxy, taskset, dir string
 		addrs = append(addrs, strings.TrimSuffix(strings.TrimPrefix(s.url, "http://"), "/mcp"))
 	}
 	tallies, err := throughputsOf(ctx, call, clients, calls,
-		replica(name+"-single", one),
-		func(addr string) (*exec.Cmd, error) { return e.haproxyCmd(name+"-haproxy", haproxy, addr, addrs) })
+		launch{cmd: replica(name+"-single", one)},
+		launch{cmd: func(addr string) (*exec.Cmd, error) { return e.haproxyCmd(name+"-haproxy", haproxy, addr, addrs) }})
 	if err != nil {
 		return single, lb, err
 	}

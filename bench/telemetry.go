@@ -50,8 +50,8 @@ func telemetryRep(ctx context.Context, e *env, i int, dir, endpoint string, clie
 		stop()
 		scrapers.Wait()
 	}()
-	mk := func(name string, envv ...string) func(addr string) (*exec.Cmd, error) {
-		return func(addr string) (*exec.Cmd, error) {
+	mk := func(name string, envv ...string) launch {
+		return launch{cmd: func(addr string) (*exec.Cmd, error) {
 			ops, err := freeAddr()
 			if err != nil {
 				return nil, err
@@ -59,7 +59,7 @@ func telemetryRep(ctx context.Context, e *env, i int, dir, endpoint string, clie
 			scrapers.Go(func() { scrapeEachSecond(ctx, "http://"+ops+"/metrics") })
 			return e.command(fmt.Sprintf("telemetry-%s-%d", name, i), envv, e.wasmcp,
 				"serve", "-dir", dir, "-cache-dir", e.codeCache, "-http", addr, "-rate", "0", "-metrics", ops)
-		}
+		}}
 	}
 	got, err := throughputs(ctx, clients, calls,
 		mk("on", "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint, "OTEL_SDK_DISABLED="),
