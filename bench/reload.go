@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -117,40 +117,19 @@ func reloadRep(ctx context.Context, e *env, name string, wasm []byte, n int) (ti
 
 	// land renames a version into place and waits for the notification
 	// and the new description.
-	seq := 0
 	land := func(tag string) (time.Duration, error) {
-		for len(changed) > 0 { // notifications no landing waited for
-			<-changed
-		}
 		version, desc := vm.version(tag)
-		seq++
-		tmp := filepath.Join(dir, ".landing-"+strconv.Itoa(seq))
-		if err := os.WriteFile(tmp, version, 0o644); err != nil {
-			return 0, err
-		}
-		start := time.Now()
-		if err := os.Rename(tmp, target); err != nil {
-			return 0, err
-		}
-		for {
-			var at time.Time
-			select {
-			case at = <-changed:
-			case <-time.After(reloadPatience):
-				return 0, fmt.Errorf("no list_changed with echo described %q %v after landing it", desc, reloadPatience)
-			case <-ctx.Done():
-				return 0, ctx.Err()
-			}
+		landed, notified, err := landModule(ctx, target, version, changed, func() (bool, error) {
 			res, err := cs.ListTools(ctx, nil)
 			if err != nil {
-				return 0, err
+				return false, err
 			}
-			for _, t := range res.Tools {
-				if t.Name == "echo" && t.Description == desc {
-					return at.Sub(start), nil
-				}
-			}
+			return slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == "echo" && t.Description == desc }), nil
+		})
+		if err != nil {
+			return 0, fmt.Errorf("echo described %q: %w", desc, err)
 		}
+		return notified.Sub(landed), nil
 	}
 	tags := [2]string{"WRMA", "WRMB"}
 	for _, tag := range tags { // compiled once, untimed
@@ -165,4 +144,37 @@ func reloadRep(ctx context.Context, e *env, name string, wasm []byte, n int) (ti
 		}
 	}
 	return median(d), nil
+}
+
+// landModule writes wasm to a dotfile beside target (the watcher ignores
+// it) and renames it over target, then waits for the list_changed
+// notifications that changed delivers (the time each arrived) until seen
+// reports, called after each, that the new version is served. It returns
+// when the file landed and when the notification that seen accepted
+// arrived.
+func landModule(ctx context.Context, target string, wasm []byte, changed <-chan time.Time, seen func() (bool, error)) (landed, notified time.Time, err error) {
+	for len(changed) > 0 { // notifications no landing waited for
+		<-changed
+	}
+	tmp := filepath.Join(filepath.Dir(target), ".landing-"+randomHex(4))
+	if err := os.WriteFile(tmp, wasm, 0o644); err != nil {
+		return landed, notified, err
+	}
+	landed = time.Now()
+	if err := os.Rename(tmp, target); err != nil {
+		return landed, notified, err
+	}
+	for {
+		select {
+		case notified = <-changed:
+		case <-time.After(reloadPatience):
+			return landed, notified, fmt.Errorf("not served %v after landing it", reloadPatience)
+		case <-ctx.Done():
+			return landed, notified, ctx.Err()
+		}
+		ok, err := seen()
+		if ok || err != nil {
+			return landed, notified, err
+		}
+	}
 }

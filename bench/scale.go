@@ -37,7 +37,7 @@ func runScale(ctx context.Context, e *env) ([]row, error) {
 	}
 	tools := mods * scalePerModule
 	e.log.Info("scale: generating modules", "modules", mods, "tools", tools)
-	dir, err := generateScaleModules(e, mods)
+	dir, err := generateScaleModules(e, "scale-plugins", mods)
 	if err != nil {
 		return nil, err
 	}
@@ -127,39 +127,58 @@ func scaleStart(ctx context.Context, e *env, name, dir, cache string, tools int,
 
 // countTools lists every page of tools and returns their number.
 func countTools(ctx context.Context, cs *mcp.ClientSession) (int, error) {
-	n := 0
+	tools, err := listTools(ctx, cs)
+	return len(tools), err
+}
+
+// listTools lists every page of tools.
+func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		if t != nil {
-			n++
+			tools = append(tools, t)
 		}
 	}
-	return n, nil
+	return tools, nil
 }
 
 // generateScaleModules writes mods generated modules of scalePerModule tools
-// each into a fresh directory of the work directory.
-func generateScaleModules(e *env, mods int) (string, error) {
-	dir, err := e.dir("scale-plugins")
+// each, m0000.wasm and on, into a fresh directory name of the work
+// directory.
+func generateScaleModules(e *env, name string, mods int) (string, error) {
+	dir, err := e.dir(name)
 	if err != nil {
 		return "", err
 	}
 	for m := range mods {
-		tools := make([]abi.Tool, scalePerModule)
-		for k := range tools {
-			tools[k] = scaleTool(m, k)
-		}
-		wasm, err := generateGuest(tools, scaleAnswer)
+		wasm, err := scaleModule(m, "")
 		if err != nil {
 			return "", err
 		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("m%04d.wasm", m)), wasm, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, scaleFile(m)), wasm, 0o644); err != nil {
 			return "", err
 		}
 	}
 	return dir, nil
+}
+
+// scaleFile is the file name of generated module m.
+func scaleFile(m int) string { return fmt.Sprintf("m%04d.wasm", m) }
+
+// scaleModule is generated module m; a version other than "" ends each
+// tool's description with it, a new version of the module.
+func scaleModule(m int, version string) ([]byte, error) {
+	tools := make([]abi.Tool, scalePerModule)
+	for k := range tools {
+		tools[k] = scaleTool(m, k)
+		if version != "" {
+			tools[k].Description += " " + version
+		}
+	}
+	return generateGuest(tools, scaleAnswer)
 }
 
 // scaleTool is tool k of generated module m. Its schema is of the size and
