@@ -193,3 +193,17 @@ func TestVersionedModule(t *testing.T) {
 		t.Error("a module without the description was accepted")
 	}
 }
+
+// TestSSEData checks that the views experiment reads a tools/list answer
+// sent as an event stream or as plain JSON.
+func TestSSEData(t *testing.T) {
+	for body, want := range map[string]string{
+		"event: message\ndata: {\"id\":1}\n\n": `{"id":1}`,
+		"id: 7\r\ndata:{\"id\":2}\r\n\r\n":     `{"id":2}`,
+		`{"id":3}`:                             `{"id":3}`,
+	} {
+		if got := string(sseData([]byte(body))); got != want {
+			t.Errorf("sseData(%q) = %q, want %q", body, got, want)
+		}
+	}
+}

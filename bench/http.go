@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,8 +20,9 @@ import (
 // httpPatience bounds the wait for an HTTP server to serve echo.
 const httpPatience = 60 * time.Second
 
-// httpSlices is how many slices the calls of each server are cut into, the
-// servers taking turns slice by slice (as in the stdio experiment).
+// httpSlices is how many slices the calls of each server are cut into by
+// default, the servers taking turns slice by slice (as in the stdio
+// experiment).
 const httpSlices = 3
 
 // runHTTP measures the throughput of many go-sdk clients calling echo over
@@ -78,7 +80,7 @@ type launch struct {
 // returns their throughput in calls per second, calls echo calls each, the
 // servers taking turns slice by slice.
 func throughputs(ctx context.Context, clients, calls int, servers ...launch) ([]float64, error) {
-	runs, err := throughputsOf(ctx, callEcho, clients, calls, servers...)
+	runs, err := throughputsOf(ctx, load{clients: clients, calls: calls}, servers...)
 	out := make([]float64, len(runs))
 	for k, r := range runs {
 		out[k] = r.rate()
@@ -99,32 +101,44 @@ type tally struct {
 
 func (r tally) rate() float64 { return float64(r.calls) / r.wall.Seconds() }
 
-// throughputsOf is throughputs with call in place of echo, and returns the
-// tallies.
-func throughputsOf(ctx context.Context, call caller, clients, calls int, launches ...launch) ([]tally, error) {
+// cpuPerCall is the server's CPU time per call.
+func (r tally) cpuPerCall() time.Duration { return r.cpu / time.Duration(max(1, r.calls)) }
+
+// A load is what the clients of throughputsOf do: clients sessions make
+// calls calls of call (nil: echo) to each server, cut into slices (0:
+// httpSlices).
+type load struct {
+	call           caller
+	clients, calls int
+	slices         int
+}
+
+// throughputsOf is throughputs with the load l, and returns the tallies.
+func throughputsOf(ctx context.Context, l load, launches ...launch) ([]tally, error) {
+	slices := cmp.Or(l.slices, httpSlices)
 	var servers []*httpServer
 	defer func() {
 		for _, s := range servers {
 			s.stop()
 		}
 	}()
-	for _, l := range launches {
-		s, err := startHTTP(ctx, l, call)
+	for _, launch := range launches {
+		s, err := startHTTP(ctx, launch, l.call)
 		if err != nil {
 			return nil, err
 		}
 		servers = append(servers, s)
-		if err := s.open(ctx, clients); err != nil {
+		if err := s.open(ctx, l.clients); err != nil {
 			return nil, err
 		}
 	}
 	runs := make([]tally, len(servers))
-	for s := range httpSlices {
+	for s := range slices {
 		for j := range servers {
 			k := (j + s) % len(servers)
 			pid := servers[k].cmd.Process.Pid
 			cpu0, _ := processCPU(pid)
-			n, d, err := servers[k].burst(ctx, calls/httpSlices)
+			n, d, err := servers[k].burst(ctx, l.calls/slices)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", servers[k].url, err)
 			}

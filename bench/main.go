@@ -6,7 +6,7 @@
 //
 // Usage, from bench/ (its own Go module):
 //
-//	go run . [-exp all|stdio,http,deadline,reload,scale,startup,noisy,native,large,lang,egress,registry,extism,replicas] [-reps N] [-quick]
+//	go run . [-exp all|stdio,http,telemetry,oauth,deadline,reload,scale,views,startup,noisy,native,large,lang,egress,registry,extism,replicas] [-reps N] [-quick]
 //
 // wasmcp is a black box here: the bench builds cmd/wasmcp once (or runs
 // $WASMCP_BIN) and talks to it as a client would. In process it uses only
@@ -55,9 +55,11 @@ var experiments = []experiment{
 	{"stdio", runStdio},
 	{"http", runHTTP},
 	{"telemetry", runTelemetry},
+	{"oauth", runOAuth},
 	{"deadline", runDeadline},
 	{"reload", runReload},
 	{"scale", runScale},
+	{"views", runViews},
 	{"startup", runStartup},
 	{"noisy", runNoisy},
 	{"native", runNative},

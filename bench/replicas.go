@@ -111,7 +111,7 @@ func replicasRep(ctx context.Context, e *env, name, haproxy, taskset, dir string
 		s.closeSessions()
 		addrs = append(addrs, strings.TrimSuffix(strings.TrimPrefix(s.url, "http://"), "/mcp"))
 	}
-	tallies, err := throughputsOf(ctx, call, clients, calls,
+	tallies, err := throughputsOf(ctx, load{call: call, clients: clients, calls: calls},
 		launch{cmd: replica(name+"-single", one)},
 		launch{cmd: func(addr string) (*exec.Cmd, error) { return e.haproxyCmd(name+"-haproxy", haproxy, addr, addrs) }})
 	if err != nil {
