@@ -44,7 +44,8 @@ type Module struct {
 	Name string `json:"name"`
 	// Manifest is the digest of its manifest.
 	Manifest digest.Digest `json:"manifest"`
-	// Layer is the digest of the module's bytes.
+	// Layer is the digest of the module's bytes: of the artifact's layer,
+	// or of the file an image's layers hold.
 	Layer digest.Digest `json:"layer"`
 }
 
@@ -56,10 +57,7 @@ func (c *Cache) Path(m Module) string {
 // Store writes a's module, and sigs (a signature file, or nil), to the
 // cache, and records that a.Ref resolved to it.
 func (c *Cache) Store(a *Artifact, sigs []byte) (Module, error) {
-	m := Module{Reference: a.Ref.String(), Name: a.Ref.Name(), Manifest: a.Manifest.Digest, Layer: a.Layer.Digest}
-	if err := m.Layer.Validate(); err != nil || m.Layer.Algorithm() != digest.SHA256 {
-		return Module{}, fmt.Errorf("cache %s: layer digest %q is not sha256", m.Reference, m.Layer)
-	}
+	m := Module{Reference: a.Ref.String(), Name: a.Ref.Name(), Manifest: a.Manifest.Digest, Layer: digest.FromBytes(a.Wasm)}
 	p := c.Path(m)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return Module{}, fmt.Errorf("cache %s: %w", m.Reference, err)

@@ -135,6 +135,20 @@ func (f *fakeRegistry) put(t *testing.T, tag, mediaType string, config blob, lay
 	f.manifests[digest.FromBytes(data).String()] = fm
 }
 
+// putIndex stores an OCI index of manifests at tag.
+func (f *fakeRegistry) putIndex(t *testing.T, tag string, manifests ...ocispec.Descriptor) {
+	t.Helper()
+	data, err := json.Marshal(ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: manifests})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fm := fakeManifest{mediaType: ocispec.MediaTypeImageIndex, data: data}
+	f.manifests[tag] = fm
+	f.manifests[digest.FromBytes(data).String()] = fm
+}
+
 // blob is a document and, optionally, the descriptor that names it.
 type blob struct {
 	desc ocispec.Descriptor

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
@@ -209,11 +210,18 @@ func (c *Client) repository(r Reference) *remote.Repository {
 
 // Artifact is a module pulled from a registry.
 type Artifact struct {
-	Ref         Reference
-	Manifest    ocispec.Descriptor
-	Layer       ocispec.Descriptor
+	Ref Reference
+	// Manifest is what Ref resolves to: the manifest, or the index, that
+	// signatures are attached to and judged by.
+	Manifest ocispec.Descriptor
+	// Image is the manifest the module was read from: Manifest, or the
+	// entry of the index chosen for its platform.
+	Image       ocispec.Descriptor
+	Layout      Layout
 	Annotations map[string]string
 	Wasm        []byte
+	// Digest is the SHA-256 of Wasm.
+	Digest digest.Digest
 }
 
 // Push stores wasm at ref (host/repo:tag, or host/repo to push by digest
@@ -299,9 +307,9 @@ func (c *Client) Resolve(ctx context.Context, ref Reference) (ocispec.Descriptor
 	return desc, nil
 }
 
-// Pull fetches the module ref names, checking that it is a Wasm artifact
-// in the CNCF layout, within the size cap, and that every document matches
-// its digest.
+// Pull fetches the module ref names, in any layout the package reads
+// (doc.go), checking that it is within the size caps, that every document
+// matches its digest, and that it is a core WebAssembly module.
 func (c *Client) Pull(ctx context.Context, ref Reference) (*Artifact, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
@@ -314,28 +322,72 @@ func (c *Client) Pull(ctx context.Context, ref Reference) (*Artifact, error) {
 
 func (c *Client) pull(ctx context.Context, ref Reference) (*Artifact, error) {
 	repo := c.repository(ref)
-	desc, rc, err := repo.FetchReference(ctx, ref.Reference.Reference)
+	top, data, err := fetchManifest(ctx, repo, ref.Reference.Reference)
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
-	if desc.MediaType != ocispec.MediaTypeImageManifest {
-		return nil, fmt.Errorf("manifest of media type %q, not an OCI image manifest: not a Wasm artifact", desc.MediaType)
+	image := top
+	if isIndex(top.MediaType) {
+		entry, err := platformEntry(data)
+		if err != nil {
+			return nil, fmt.Errorf("index %s: %w", top.Digest, err)
+		}
+		if image, data, err = fetchManifest(ctx, repo, entry.Digest.String()); err != nil {
+			return nil, fmt.Errorf("index %s: %w", top.Digest, err)
+		}
+		if image.Digest != entry.Digest {
+			return nil, fmt.Errorf("index %s: asked for %s, got %s", top.Digest, entry.Digest, image.Digest)
+		}
 	}
-	if desc.Size > maxManifestSize {
-		return nil, fmt.Errorf("manifest of %d bytes, over the %d-byte cap", desc.Size, maxManifestSize)
-	}
-	data, err := content.ReadAll(rc, desc)
-	if err != nil {
-		return nil, fmt.Errorf("manifest %s: %w", desc.Digest, err)
+	if !isManifest(image.MediaType) {
+		return nil, fmt.Errorf("manifest of media type %q, not an image manifest or index", image.MediaType)
 	}
 	var m ocispec.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("manifest %s: %w", desc.Digest, err)
+		return nil, fmt.Errorf("manifest %s: %w", image.Digest, err)
 	}
+	a := &Artifact{Ref: ref, Manifest: top, Image: image, Annotations: m.Annotations}
+	if m.Config.MediaType == ConfigMediaType {
+		a.Layout = LayoutArtifact
+		a.Wasm, err = c.artifactModule(ctx, repo, m)
+	} else {
+		a.Layout = LayoutImage
+		a.Wasm, err = c.imageModule(ctx, repo, m)
+	}
+	if err == nil {
+		err = checkModule(a.Wasm)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("manifest %s (%s): %w", image.Digest, a.Layout, err)
+	}
+	a.Digest = digest.FromBytes(a.Wasm)
+	return a, nil
+}
+
+// fetchManifest fetches the manifest or index reference (a tag or a digest)
+// names, within the cap on manifests, verified against its digest.
+func fetchManifest(ctx context.Context, repo *remote.Repository, reference string) (ocispec.Descriptor, []byte, error) {
+	desc, rc, err := repo.FetchReference(ctx, reference)
+	if err != nil {
+		return desc, nil, err
+	}
+	defer rc.Close()
+	if !isManifest(desc.MediaType) && !isIndex(desc.MediaType) {
+		return desc, nil, fmt.Errorf("manifest of media type %q, not an image manifest or index", desc.MediaType)
+	}
+	if desc.Size > maxManifestSize {
+		return desc, nil, fmt.Errorf("manifest of %d bytes, over the %d-byte cap", desc.Size, maxManifestSize)
+	}
+	data, err := content.ReadAll(rc, desc)
+	if err != nil {
+		return desc, nil, fmt.Errorf("manifest %s: %w", desc.Digest, err)
+	}
+	return desc, data, nil
+}
+
+// artifactModule reads the module of a CNCF Wasm artifact: its one layer.
+func (c *Client) artifactModule(ctx context.Context, repo *remote.Repository, m ocispec.Manifest) ([]byte, error) {
 	switch {
-	case m.Config.MediaType != ConfigMediaType:
-		return nil, fmt.Errorf("config of media type %q, want %s: not a Wasm artifact", m.Config.MediaType, ConfigMediaType)
 	case len(m.Layers) != 1:
 		return nil, fmt.Errorf("%d layers, want one %s layer", len(m.Layers), LayerMediaType)
 	case m.Layers[0].MediaType != LayerMediaType:
@@ -348,10 +400,7 @@ func (c *Client) pull(ctx context.Context, ref Reference) (*Artifact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("layer %s: %w", layer.Digest, err)
 	}
-	if !bytes.HasPrefix(wasm, wasmMagic) {
-		return nil, fmt.Errorf("layer %s is not a WebAssembly binary", layer.Digest)
-	}
-	return &Artifact{Ref: ref, Manifest: desc, Layer: layer, Annotations: m.Annotations, Wasm: wasm}, nil
+	return wasm, nil
 }
 
 // fetchAll reads the blob or manifest desc, verifying its size and digest.

@@ -1,0 +1,156 @@
+package ocitest
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry"
+	"oras.land/oras-go/v2/registry/remote"
+)
+
+// Media types of Docker's image format, as "docker build" pushes it.
+const (
+	DockerManifest  = "application/vnd.docker.distribution.manifest.v2+json"
+	DockerConfig    = "application/vnd.docker.container.image.v1+json"
+	DockerLayerGzip = "application/vnd.docker.image.rootfs.diff.tar.gzip"
+)
+
+// File is an entry of a tar layer: a regular file with Data, or, when
+// Link is set, a symbolic link to it.
+type File struct {
+	Name string
+	Data []byte
+	Link string
+}
+
+// Blob is a document and its descriptor.
+type Blob struct {
+	Desc ocispec.Descriptor
+	Data []byte
+}
+
+// Tar returns a tar stream of files, gzip'd when gz: the layer that a
+// Dockerfile's COPY makes.
+func Tar(files []File, gz bool) []byte {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, f := range files {
+		h := &tar.Header{Name: f.Name, Mode: 0o644, Size: int64(len(f.Data)), Typeflag: tar.TypeReg}
+		if f.Link != "" {
+			h = &tar.Header{Name: f.Name, Mode: 0o777, Linkname: f.Link, Typeflag: tar.TypeSymlink}
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			panic(err)
+		}
+		if f.Link == "" {
+			tw.Write(f.Data)
+		}
+	}
+	tw.Close()
+	if !gz {
+		return buf.Bytes()
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(buf.Bytes())
+	zw.Close()
+	return z.Bytes()
+}
+
+// NewBlob describes data as a document of mediaType.
+func NewBlob(mediaType string, data []byte) Blob {
+	return Blob{Desc: content.NewDescriptorFromBytes(mediaType, data), Data: data}
+}
+
+// Layer is a tar+gzip layer of files in Docker's media type, as "docker
+// build" pushes it.
+func Layer(files ...File) Blob { return NewBlob(DockerLayerGzip, Tar(files, true)) }
+
+// DockerImage is the image "docker build" pushes for hyper-mcp's plugin
+// Dockerfiles (FROM scratch, COPY plugin.wasm /): a Docker manifest, a
+// linux/amd64 config, one tar+gzip layer holding /plugin.wasm.
+func DockerImage(wasm []byte) (config, layer Blob) {
+	layer = Layer(File{Name: "plugin.wasm", Data: wasm})
+	diffID := digest.FromBytes(Tar([]File{{Name: "plugin.wasm", Data: wasm}}, false))
+	cfg, _ := json.Marshal(map[string]any{
+		"architecture": "amd64", "os": "linux",
+		"config": map[string]any{"WorkingDir": "/"},
+		"rootfs": map[string]any{"type": "layers", "diff_ids": []string{diffID.String()}},
+	})
+	return NewBlob(DockerConfig, cfg), layer
+}
+
+// repository is ref's repository, spoken to in plain HTTP.
+func repository(ref string) (*remote.Repository, registry.Reference, error) {
+	r, err := registry.ParseReference(ref)
+	if err != nil {
+		return nil, r, err
+	}
+	repo, err := remote.NewRepository(r.Registry + "/" + r.Repository)
+	if err != nil {
+		return nil, r, err
+	}
+	repo.PlainHTTP = true
+	return repo, r, nil
+}
+
+// PushImage stores config and layers, and a manifest of mediaType (OCI's or
+// Docker's) naming them, at ref (host/repo:tag), and returns the manifest.
+func PushImage(ctx context.Context, ref, mediaType string, config Blob, layers ...Blob) (Blob, error) {
+	m := ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: mediaType, Config: config.Desc}
+	for _, l := range layers {
+		m.Layers = append(m.Layers, l.Desc)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return Blob{}, err
+	}
+	manifest := NewBlob(mediaType, data)
+	return manifest, Push(ctx, ref, manifest, append([]Blob{config}, layers...)...)
+}
+
+// PushIndex stores an index of manifests at ref; each manifest must have
+// been pushed to the repository already.
+func PushIndex(ctx context.Context, ref string, manifests ...ocispec.Descriptor) (Blob, error) {
+	data, err := json.Marshal(ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: manifests})
+	if err != nil {
+		return Blob{}, err
+	}
+	index := NewBlob(ocispec.MediaTypeImageIndex, data)
+	return index, Push(ctx, ref, index)
+}
+
+// Push stores blobs, then manifest at ref's tag (or by digest when ref
+// names none).
+func Push(ctx context.Context, ref string, manifest Blob, blobs ...Blob) error {
+	repo, r, err := repository(ref)
+	if err != nil {
+		return err
+	}
+	for _, b := range blobs {
+		if ok, err := repo.Exists(ctx, b.Desc); err != nil {
+			return err
+		} else if !ok {
+			if err := repo.Push(ctx, b.Desc, bytes.NewReader(b.Data)); err != nil {
+				return fmt.Errorf("push %s: blob %s: %w", ref, b.Desc.Digest, err)
+			}
+		}
+	}
+	if _, derr := r.Digest(); derr == nil || r.Reference == "" {
+		err = repo.Push(ctx, manifest.Desc, bytes.NewReader(manifest.Data))
+	} else {
+		err = repo.PushReference(ctx, manifest.Desc, bytes.NewReader(manifest.Data), r.Reference)
+	}
+	if err != nil {
+		return fmt.Errorf("push %s: manifest: %w", ref, err)
+	}
+	return nil
+}
