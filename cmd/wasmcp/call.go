@@ -48,7 +48,7 @@ var callCmd = command{
 			if cfg, _, err = pol.apply(cfg); err != nil {
 				return err
 			}
-			file, cleanup, err := moduleFile(ctx, path, &reg, &limits, pol.keys != "", logger)
+			file, cleanup, err := moduleFile(ctx, path, &reg, &limits, &pol, logger)
 			if err != nil {
 				return err
 			}

@@ -48,7 +48,7 @@ var inspectCmd = command{
 			if cfg, _, err = pol.apply(cfg); err != nil {
 				return err
 			}
-			file, cleanup, err := moduleFile(ctx, args[0], &reg, &limits, pol.keys != "", logger)
+			file, cleanup, err := moduleFile(ctx, args[0], &reg, &limits, &pol, logger)
 			if err != nil {
 				return err
 			}

@@ -48,8 +48,8 @@ func (r *registryFlags) client() (*oci.Client, error) {
 
 // fetcher returns a Fetcher into the module cache: oci/ under the cache
 // directory. Without one (-cache-dir ""), a temporary directory that
-// cleanup removes.
-func (r *registryFlags) fetcher(l *limitFlags, signatures bool) (f *oci.Fetcher, cleanup func(), err error) {
+// cleanup removes. It fetches the signatures that pol requires.
+func (r *registryFlags) fetcher(l *limitFlags, pol *policyFlags) (f *oci.Fetcher, cleanup func(), err error) {
 	c, err := r.client()
 	if err != nil {
 		return nil, nil, err
@@ -73,7 +73,7 @@ func (r *registryFlags) fetcher(l *limitFlags, signatures bool) (f *oci.Fetcher,
 		cleanup()
 		return nil, nil, err
 	}
-	return &oci.Fetcher{Client: c, Cache: cache, Signatures: signatures}, cleanup, nil
+	return &oci.Fetcher{Client: c, Cache: cache, Signatures: pol.keys != "", Sigstore: pol.policy}, cleanup, nil
 }
 
 // isReference tells a module reference from a file name: an argument that
@@ -89,11 +89,11 @@ func isReference(arg string) bool {
 
 // moduleFile returns the file of the module arg names: arg itself, or,
 // for a reference, its cached copy, fetched first if need be.
-func moduleFile(ctx context.Context, arg string, reg *registryFlags, l *limitFlags, signatures bool, logger *slog.Logger) (path string, cleanup func(), err error) {
+func moduleFile(ctx context.Context, arg string, reg *registryFlags, l *limitFlags, pol *policyFlags, logger *slog.Logger) (path string, cleanup func(), err error) {
 	if !isReference(arg) {
 		return arg, func() {}, nil
 	}
-	f, cleanup, err := reg.fetcher(l, signatures)
+	f, cleanup, err := reg.fetcher(l, pol)
 	if err != nil {
 		return "", nil, err
 	}

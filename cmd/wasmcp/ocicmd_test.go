@@ -142,7 +142,7 @@ func TestLockAndSignReference(t *testing.T) {
 
 	// What serve fetches: the module and the signatures of its manifest.
 	cache := t.TempDir()
-	f, cleanup, err := (&registryFlags{timeout: time.Minute, maxSize: 1 << 20}).fetcher(&limitFlags{cacheDir: cache, cacheDirSet: true}, true)
+	f, cleanup, err := (&registryFlags{timeout: time.Minute, maxSize: 1 << 20}).fetcher(&limitFlags{cacheDir: cache, cacheDirSet: true}, &policyFlags{keys: "keys"})
 	if err != nil {
 		t.Fatal(err)
 	}

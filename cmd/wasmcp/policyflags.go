@@ -5,19 +5,25 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/host/trust"
+	"github.com/wasmcp/wasmcp/internal/oci"
+	"github.com/wasmcp/wasmcp/internal/sigstore"
 )
 
 // policyFlags are the operator's policy file and locked-down mode, shared by
 // serve, inspect and call so that a module is judged the same way by all.
 type policyFlags struct {
-	config string
-	lock   string
-	keys   string
+	config   string
+	lock     string
+	keys     string
+	sigstore string
+	// current is the Sigstore policy last loaded, for the fetcher.
+	current atomic.Pointer[sigstore.Policy]
 }
 
 func (p *policyFlags) register(fs *flag.FlagSet) {
@@ -27,7 +33,13 @@ func (p *policyFlags) register(fs *flag.FlagSet) {
 		"(sha256sum format; \"wasmcp lock DIR\" writes one)")
 	fs.StringVar(&p.keys, "trusted-keys", "", "require NAME.wasm.sig beside each module, an Ed25519 signature by a key\n"+
 		"of `FILE` (with -lock: pinned and signed)")
+	fs.StringVar(&p.sigstore, "sigstore", "", "require of each module served by reference a cosign (Sigstore) signature of its\n"+
+		"manifest by an identity or key the policy `FILE` names (JSON; see README), or a\n"+
+		"signature by a -trusted-keys key")
 }
+
+// policy is the Sigstore policy in force, nil without -sigstore.
+func (p *policyFlags) policy() *sigstore.Policy { return p.current.Load() }
 
 // apply reads the files and adds them to cfg. The policy is returned too,
 // for the admission limits of the MCP server; it is nil without -config.
@@ -46,7 +58,7 @@ func (p *policyFlags) apply(cfg host.Config) (host.Config, *policy.Policy, error
 }
 
 // load reads the files: the policy (nil without -config) and locked-down
-// mode (nil without -lock and -trusted-keys).
+// mode (nil without -lock, -trusted-keys and -sigstore).
 func (p *policyFlags) load() (*policy.Policy, *trust.Verifier, error) {
 	var pol *policy.Policy
 	if p.config != "" {
@@ -69,6 +81,14 @@ func (p *policyFlags) load() (*policy.Policy, *trust.Verifier, error) {
 			return nil, nil, err
 		}
 		t.Keys = keys
+	}
+	if p.sigstore != "" {
+		sp, err := sigstore.Load(p.sigstore)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.Attestor = oci.NewAttestor(sp)
+		p.current.Store(sp)
 	}
 	if !t.Locked() {
 		return pol, nil, nil

@@ -134,7 +134,7 @@ var serveCmd = command{
 				},
 			}
 			if len(plugins) > 0 || operator != nil {
-				f, cleanup, err := reg.fetcher(&limits, pol.keys != "")
+				f, cleanup, err := reg.fetcher(&limits, &pol)
 				if err != nil {
 					return err
 				}
@@ -148,7 +148,7 @@ var serveCmd = command{
 				stateKey.reload(logger)
 				p, t, err := pol.load()
 				return server.Reloaded{Policy: p, Trust: t,
-					From: []any{"config", pol.config, "lock", pol.lock, "trusted_keys", pol.keys}}, err
+					From: []any{"config", pol.config, "lock", pol.lock, "trusted_keys", pol.keys, "sigstore", pol.sigstore}}, err
 			}
 			if err := telemetry(ctx, &opts, &cfg, httpf.addr != "" || opsAddr != ""); err != nil {
 				return err

@@ -61,6 +61,16 @@
 // signature and key tried, a millisecond or so per megabyte, small beside
 // compiling it.
 //
+// # Signatures the file does not carry
+//
+// A Verifier's Attestor vouches for modules by signatures the host cannot
+// see beside the file: wasmcp serve's is internal/oci's, which judges the
+// modules it pulled by the Sigstore (cosign) signatures of their OCI
+// manifests. It is a trusted signer beside the keys: a module it attests
+// needs no signature file, and a module it requires a signature of (one
+// served by reference under a Sigstore policy) is refused unless it or a
+// trusted key signed it. The lock holds for every module either way.
+//
 // # Where the check belongs
 //
 // Verifier.ReadModule reads a module and returns its bytes only when the

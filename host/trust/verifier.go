@@ -41,17 +41,33 @@ func (e *RefusedError) Error() string {
 func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Verifier checks what locked-down mode requires of a module: pinned by a
-// lock, signed by a trusted key. The zero Verifier allows every module. A
-// Verifier is safe for concurrent use.
+// lock, signed by a trusted signer. The zero Verifier allows every module.
+// A Verifier is safe for concurrent use.
 type Verifier struct {
 	// Lock, when not nil, allows only the modules it pins.
 	Lock *Lock
-	// Keys, when not nil, requires each module to be signed by one of them.
+	// Keys, when not nil, requires each module to be signed by one of them,
+	// or else attested by Attestor.
 	Keys *Keys
+	// Attestor, when not nil, vouches for modules with signatures their
+	// files do not carry, and says which modules must carry one.
+	Attestor Attestor
+}
+
+// Attestor vouches for a module with a signature its file does not carry:
+// a Sigstore signature of the OCI manifest that a module served by
+// reference was pulled from (internal/oci). It is a trusted signer beside
+// the Ed25519 keys: a module it attests needs no signature file.
+type Attestor interface {
+	// Attest returns who signed the module read from path, whose SHA-256
+	// is digest, or "" with the reason in err. required reports whether
+	// the module must be so signed when no trusted key signed it (a module
+	// served by reference under a Sigstore policy).
+	Attest(path string, digest [32]byte) (signer string, required bool, err error)
 }
 
 // Locked reports whether p restricts anything.
-func (p *Verifier) Locked() bool { return p.Lock != nil || p.Keys != nil }
+func (p *Verifier) Locked() bool { return p.Lock != nil || p.Keys != nil || p.Attestor != nil }
 
 // Verify returns nil when p allows the module wasm from the file name (only
 // its base name counts), whose signature file holds sig (nil when there is
@@ -66,19 +82,45 @@ func (p *Verifier) Verify(name string, wasm, sig []byte) error {
 			return err
 		}
 	}
+	refuse := func(err error) error { return &RefusedError{Name: name, Digest: digest, Err: err} }
+	// unattested is why the Attestor vouched for no signature of a module
+	// it requires one of: it is the refusal without keys, and is added to
+	// the keys' refusal with them.
+	var unattested error
+	if p.Attestor != nil {
+		signer, required, err := p.Attestor.Attest(name, digest)
+		if signer != "" {
+			return nil
+		}
+		switch {
+		case !required:
+		case err == nil:
+			unattested = ErrUnsigned
+		case errors.Is(err, ErrUnsigned) || errors.Is(err, ErrBadSignature):
+			unattested = err
+		default:
+			unattested = fmt.Errorf("%w: %v", ErrBadSignature, err)
+		}
+	}
 	if p.Keys == nil {
+		if unattested != nil {
+			return refuse(unattested)
+		}
 		return nil
 	}
-	refuse := func(err error) error { return &RefusedError{Name: name, Digest: digest, Err: err} }
+	also := ""
+	if unattested != nil {
+		also = fmt.Sprintf("; nor by Sigstore: %v", unattested)
+	}
 	if sig == nil {
-		return refuse(fmt.Errorf("%w: no signature file %s", ErrUnsigned, SigPath(name)))
+		return refuse(fmt.Errorf("%w: no signature file %s%s", ErrUnsigned, SigPath(name), also))
 	}
 	sigs, err := parseSignatures(sig)
 	if err != nil {
-		return refuse(fmt.Errorf("%w: %s: %v", ErrBadSignature, SigPath(name), err))
+		return refuse(fmt.Errorf("%w: %s: %v%s", ErrBadSignature, SigPath(name), err, also))
 	}
 	if _, ok := p.Keys.verify(wasm, sigs); !ok {
-		return refuse(fmt.Errorf("%w in %s (%d signatures, %d keys)", ErrBadSignature, SigPath(name), len(sigs), p.Keys.Len()))
+		return refuse(fmt.Errorf("%w in %s (%d signatures, %d keys)%s", ErrBadSignature, SigPath(name), len(sigs), p.Keys.Len(), also))
 	}
 	return nil
 }

@@ -13,6 +13,9 @@ import (
 	"strings"
 
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/wasmcp/wasmcp/internal/sigstore"
 )
 
 // Cache keeps pulled modules on disk, content-addressed:
@@ -172,6 +175,11 @@ type Fetcher struct {
 	// Signatures, when set, fetches the signatures attached to each module
 	// (serve with trusted keys) into the cache beside it.
 	Signatures bool
+	// Sigstore, when it returns a policy, has the Sigstore signatures of
+	// each module's manifest fetched into the cache beside it, for an
+	// Attestor to judge — unless those the cache holds satisfy the policy
+	// already.
+	Sigstore func() *sigstore.Policy
 }
 
 // Fetched is the result of Fetch: the module and, when it is the copy the
@@ -195,7 +203,7 @@ func (f *Fetcher) Fetch(ctx context.Context, ref string) (Fetched, error) {
 	}
 	key := r.String()
 	if r.IsDigest() {
-		if m, err := f.Cache.Lookup(key); err == nil && (!f.Signatures || f.hasSignatures(m)) {
+		if m, err := f.Cache.Lookup(key); err == nil && (!f.Signatures || f.hasSignatures(m)) && f.attested(m) {
 			return f.fetched(m, nil), nil
 		}
 	}
@@ -219,6 +227,9 @@ func (f *Fetcher) fetch(ctx context.Context, r Reference) (Fetched, error) {
 		if err := f.refreshSignatures(ctx, &Artifact{Ref: r, Manifest: desc}, m); err != nil {
 			return Fetched{}, err
 		}
+		if err := f.refreshSigstore(ctx, r, desc, m); err != nil {
+			return Fetched{}, err
+		}
 		return f.fetched(m, nil), f.Cache.record(m)
 	}
 	// By digest, so that a tag moved since is not half read.
@@ -237,7 +248,34 @@ func (f *Fetcher) fetch(ctx context.Context, r Reference) (Fetched, error) {
 	if err != nil {
 		return Fetched{}, err
 	}
+	if err := f.refreshSigstore(ctx, r, a.Manifest, m); err != nil {
+		return Fetched{}, err
+	}
 	return f.fetched(m, nil), nil
+}
+
+// refreshSigstore fetches the Sigstore signatures of m's manifest, desc,
+// unless those cached are signed under the policy already: a warm start
+// asks the registry for none.
+func (f *Fetcher) refreshSigstore(ctx context.Context, r Reference, desc ocispec.Descriptor, m Module) error {
+	if f.attested(m) {
+		return nil
+	}
+	sigs, err := f.Client.SigstoreSignatures(ctx, r, desc)
+	if err != nil {
+		return err
+	}
+	return f.Cache.storeSigstore(m, sigs)
+}
+
+// attested reports whether m needs no Sigstore signatures fetched: there is
+// no policy, or the cached ones of its manifest satisfy it.
+func (f *Fetcher) attested(m Module) bool {
+	if f.Sigstore == nil || f.Sigstore() == nil {
+		return true
+	}
+	_, err := attest(filepath.Dir(f.Cache.Path(m)), m.Manifest, f.Sigstore())
+	return err == nil
 }
 
 // refreshSignatures fetches the signatures of a module the cache holds:

@@ -11,6 +11,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote"
@@ -153,4 +154,51 @@ func Push(ctx context.Context, ref string, manifest Blob, blobs ...Blob) error {
 		return fmt.Errorf("push %s: manifest: %w", ref, err)
 	}
 	return nil
+}
+
+// BundleType is the artifactType and layer media type of cosign 3's
+// signatures: a Sigstore bundle.
+const BundleType = "application/vnd.dev.sigstore.bundle.v0.3+json"
+
+// AttachBundle attaches a Sigstore bundle to subject, a manifest of ref's
+// repository, as cosign 3 does: a referrer of artifactType BundleType,
+// through the referrers API or, where the registry lacks it, its tag schema.
+func AttachBundle(ctx context.Context, ref string, subject ocispec.Descriptor, bundle []byte) error {
+	repo, _, err := repository(ref)
+	if err != nil {
+		return err
+	}
+	layer := NewBlob(BundleType, bundle)
+	if err := repo.Push(ctx, layer.Desc, bytes.NewReader(bundle)); err != nil {
+		return err
+	}
+	_, err = oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, BundleType, oras.PackManifestOptions{
+		Subject: &subject, Layers: []ocispec.Descriptor{layer.Desc},
+	})
+	return err
+}
+
+// Simple is a layer of cosign 2's signature manifest: a simple-signing
+// payload and the annotations that sign it.
+type Simple struct {
+	Payload     []byte
+	Annotations map[string]string
+}
+
+// PushLegacySignatures stores cosign 2's signature manifest of subject, a
+// manifest of ref's repository: tag sha256-HEX.sig, a layer per signature.
+func PushLegacySignatures(ctx context.Context, ref string, subject digest.Digest, sigs ...Simple) error {
+	var layers []Blob
+	for _, s := range sigs {
+		b := NewBlob("application/vnd.dev.cosign.simplesigning.v1+json", s.Payload)
+		b.Desc.Annotations = s.Annotations
+		layers = append(layers, b)
+	}
+	r, err := registry.ParseReference(ref)
+	if err != nil {
+		return err
+	}
+	r.Reference = subject.Algorithm().String() + "-" + subject.Encoded() + ".sig"
+	_, err = PushImage(ctx, r.String(), ocispec.MediaTypeImageManifest, NewBlob(ocispec.MediaTypeImageConfig, []byte(`{"rootfs":{"type":"layers"}}`)), layers...)
+	return err
 }
