@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"testing"
 	"time"
 
 	"github.com/opencontainers/go-digest"
@@ -36,11 +35,18 @@ const (
 	Subject = "https://github.com/tuananh/hyper-mcp/.github/workflows/nightly.yml@refs/heads/main"
 )
 
+// TB is the part of testing.TB the package uses, so that the benchmark
+// command can sign too.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+}
+
 // Sigstore is a virtual Sigstore.
 type Sigstore struct{ vs *ca.VirtualSigstore }
 
 // New starts a virtual Sigstore.
-func New(tb testing.TB) *Sigstore {
+func New(tb TB) *Sigstore {
 	tb.Helper()
 	vs, err := ca.NewVirtualSigstore()
 	if err != nil {
@@ -52,7 +58,7 @@ func New(tb testing.TB) *Sigstore {
 // TrustedRoot is s's trusted root, in the trusted_root.json format: its
 // Fulcio, timestamp authority and Rekor log. It names no CT log: the
 // virtual Fulcio's certificates carry no SCT.
-func (s *Sigstore) TrustedRoot(tb testing.TB) []byte {
+func (s *Sigstore) TrustedRoot(tb TB) []byte {
 	tb.Helper()
 	logs := map[string]*root.TransparencyLog{}
 	for id, l := range s.vs.RekorLogs() {
@@ -89,12 +95,12 @@ func Statement(manifest digest.Digest) []byte {
 // Bundle signs manifest as cosign 3 does, as subject of issuer: a v0.3
 // bundle of a DSSE envelope holding Statement, with a Rekor entry (its
 // inclusion proof and signed entry timestamp) and an RFC 3161 timestamp.
-func (s *Sigstore) Bundle(tb testing.TB, subject, issuer string, manifest digest.Digest) []byte {
+func (s *Sigstore) Bundle(tb TB, subject, issuer string, manifest digest.Digest) []byte {
 	return s.BundleOf(tb, subject, issuer, Statement(manifest))
 }
 
 // BundleOf is Bundle of any in-toto statement.
-func (s *Sigstore) BundleOf(tb testing.TB, subject, issuer string, statement []byte) []byte {
+func (s *Sigstore) BundleOf(tb TB, subject, issuer string, statement []byte) []byte {
 	tb.Helper()
 	e, err := s.vs.AttestAtTime(subject, issuer, statement, time.Now().Add(time.Minute), true)
 	if err != nil {
@@ -126,7 +132,7 @@ func (s *Sigstore) BundleOf(tb testing.TB, subject, issuer string, statement []b
 }
 
 // entries are e's Rekor entries as a bundle holds them.
-func (s *Sigstore) entries(tb testing.TB, e *ca.TestEntity, kind, version string) []*protorekor.TransparencyLogEntry {
+func (s *Sigstore) entries(tb TB, e *ca.TestEntity, kind, version string) []*protorekor.TransparencyLogEntry {
 	tb.Helper()
 	entries, err := e.TlogEntries()
 	if err != nil {
@@ -143,7 +149,7 @@ func (s *Sigstore) entries(tb testing.TB, e *ca.TestEntity, kind, version string
 }
 
 // set is the Rekor log's signed entry timestamp of tle.
-func (s *Sigstore) set(tb testing.TB, tle *protorekor.TransparencyLogEntry) []byte {
+func (s *Sigstore) set(tb TB, tle *protorekor.TransparencyLogEntry) []byte {
 	tb.Helper()
 	set, err := s.vs.RekorSignPayload(tlog.RekorPayload{
 		Body:           base64.StdEncoding.EncodeToString(tle.CanonicalizedBody),
@@ -157,7 +163,7 @@ func (s *Sigstore) set(tb testing.TB, tle *protorekor.TransparencyLogEntry) []by
 	return set
 }
 
-func timestamps(tb testing.TB, e *ca.TestEntity) *protobundle.TimestampVerificationData {
+func timestamps(tb TB, e *ca.TestEntity) *protobundle.TimestampVerificationData {
 	tss, err := e.Timestamps()
 	if err != nil {
 		tb.Fatal(err)
@@ -169,7 +175,7 @@ func timestamps(tb testing.TB, e *ca.TestEntity) *protobundle.TimestampVerificat
 	return d
 }
 
-func marshal(tb testing.TB, b *protobundle.Bundle) []byte {
+func marshal(tb TB, b *protobundle.Bundle) []byte {
 	tb.Helper()
 	data, err := (&bundle.Bundle{Bundle: b}).MarshalJSON()
 	if err != nil {
@@ -186,7 +192,7 @@ func Payload(manifest digest.Digest) []byte {
 // Legacy signs manifest as cosign 2 does, as subject of issuer: a layer
 // of the sha256-HEX.sig manifest, Payload with the signature, certificate,
 // Rekor bundle and timestamp in its annotations.
-func (s *Sigstore) Legacy(tb testing.TB, subject, issuer string, manifest digest.Digest) (payload []byte, annotations map[string]string) {
+func (s *Sigstore) Legacy(tb TB, subject, issuer string, manifest digest.Digest) (payload []byte, annotations map[string]string) {
 	tb.Helper()
 	payload = Payload(manifest)
 	e, err := s.vs.Sign(subject, issuer, payload)
@@ -216,7 +222,7 @@ func (s *Sigstore) Legacy(tb testing.TB, subject, issuer string, manifest digest
 type Key struct{ priv *ecdsa.PrivateKey }
 
 // NewKey makes a key pair, as "cosign generate-key-pair" does.
-func NewKey(tb testing.TB) *Key {
+func NewKey(tb TB) *Key {
 	tb.Helper()
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -226,7 +232,7 @@ func NewKey(tb testing.TB) *Key {
 }
 
 // PublicPEM is cosign.pub.
-func (k *Key) PublicPEM(tb testing.TB) []byte {
+func (k *Key) PublicPEM(tb TB) []byte {
 	der, err := x509.MarshalPKIXPublicKey(&k.priv.PublicKey)
 	if err != nil {
 		tb.Fatal(err)
@@ -234,7 +240,7 @@ func (k *Key) PublicPEM(tb testing.TB) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 }
 
-func (k *Key) sign(tb testing.TB, msg []byte) []byte {
+func (k *Key) sign(tb TB, msg []byte) []byte {
 	sum := sha256.Sum256(msg)
 	sig, err := ecdsa.SignASN1(rand.Reader, k.priv, sum[:])
 	if err != nil {
@@ -245,14 +251,14 @@ func (k *Key) sign(tb testing.TB, msg []byte) []byte {
 
 // Legacy signs manifest with k as "cosign sign --key --tlog-upload=false"
 // does in cosign 2's format.
-func (k *Key) Legacy(tb testing.TB, manifest digest.Digest) (payload []byte, annotations map[string]string) {
+func (k *Key) Legacy(tb TB, manifest digest.Digest) (payload []byte, annotations map[string]string) {
 	payload = Payload(manifest)
 	return payload, map[string]string{"dev.cosignproject.cosign/signature": base64.StdEncoding.EncodeToString(k.sign(tb, payload))}
 }
 
 // Bundle signs manifest with k as cosign 3 does without a log: a DSSE
 // envelope of Statement.
-func (k *Key) Bundle(tb testing.TB, manifest digest.Digest) []byte {
+func (k *Key) Bundle(tb TB, manifest digest.Digest) []byte {
 	const payloadType = "application/vnd.in-toto+json"
 	statement := Statement(manifest)
 	pae := fmt.Appendf(nil, "DSSEv1 %d %s %d %s", len(payloadType), payloadType, len(statement), statement)
