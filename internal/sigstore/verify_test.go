@@ -99,7 +99,7 @@ func TestVerify(t *testing.T) {
 		{"regexp is anchored", regexp, []sigstore.Signature{bundle("https://evil.example/?https://github.com/tuananh/hyper-mcp/x", sigstoretest.Issuer, manifest)}, "", "expected SAN value to match regex"},
 		{"another digest", p, []sigstore.Signature{bundle(sigstoretest.Subject, sigstoretest.Issuer, other)}, "", "digest"},
 		{"legacy, another digest", p, []sigstore.Signature{legacy(sigstoretest.Subject, sigstoretest.Issuer, other)}, "", "a signature of " + other.String()},
-		{"tampered bundle", p, []sigstore.Signature{{Bundle: tamper(t, good.Bundle)}}, "", "failed to verify signature"},
+		{"tampered bundle", p, []sigstore.Signature{{Bundle: tamper(t, good.Bundle)}}, "", "failed to verify"},
 		{"another predicate", p, []sigstore.Signature{{Bundle: s.BundleOf(t, sigstoretest.Subject, sigstoretest.Issuer,
 			[]byte(`{"_type":"https://in-toto.io/Statement/v1","subject":[{"name":"x","digest":{"sha256":"`+manifest.Encoded()+`"}}],"predicateType":"https://slsa.dev/provenance/v1","predicate":{}}`))}}, "", "not cosign's image signature"},
 		{"key not trusted", keyed, []sigstore.Signature{{Bundle: sigstoretest.NewKey(t).Bundle(t, manifest)}}, "", "key cosign.pub"},
