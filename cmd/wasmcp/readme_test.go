@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/wasmcp/wasmcp/host/policy"
+	"github.com/wasmcp/wasmcp/internal/sigstore"
+	"github.com/wasmcp/wasmcp/internal/sigstore/sigstoretest"
 	"github.com/wasmcp/wasmcp/internal/testenv"
 )
 
@@ -140,5 +142,35 @@ func TestReadmePolicies(t *testing.T) {
 				t.Errorf("README.md, %q: no json block", section)
 			}
 		})
+	}
+}
+
+// TestReadmeOCIPolicies parses the policies of the README's "Plugins from
+// OCI registries" — the Sigstore policies and the translation of a
+// hyper-mcp configuration — as wasmcp would.
+func TestReadmeOCIPolicies(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cosign.pub"), sigstoretest.NewKey(t).PublicPEM(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var policies, signers int
+	for _, b := range readmeSection(t, "Plugins from OCI registries") {
+		if b.lang != "json" {
+			continue
+		}
+		var err error
+		if strings.Contains(b.body, `"identities"`) {
+			signers++
+			_, err = sigstore.Parse([]byte(b.body), dir)
+		} else {
+			policies++
+			_, err = policy.Parse([]byte(b.body), dir)
+		}
+		if err != nil {
+			t.Errorf("a policy of the README does not parse: %v\n%s", err, b.body)
+		}
+	}
+	if policies != 1 || signers != 2 {
+		t.Errorf(`README.md, "Plugins from OCI registries": %d policies and %d Sigstore policies, want 1 and 2`, policies, signers)
 	}
 }
