@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,12 +9,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wasmcp/wasmcp/internal/testenv"
 )
 
 // legacyProtocol is the protocol of the initialize handshake, which the
@@ -249,23 +248,8 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-// lockedBuffer collects a server's stderr while tests read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// lockedBuffer collects a server's log while tests read it.
+type lockedBuffer = testenv.Buffer
 
 // removeFile deletes a served module.
 func removeFile(t *testing.T, path string) {

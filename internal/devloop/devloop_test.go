@@ -1,29 +1,29 @@
 package devloop
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/wasmcp/wasmcp/internal/testenv"
 )
 
 // builds runs Run in dir with the shell command script and collects the
 // builds.
 type builds struct {
 	ch   chan Build
-	logs *syncBuffer
+	logs *testenv.Buffer
 }
 
 func start(t *testing.T, dir, script string, timeout time.Duration) *builds {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	b := &builds{ch: make(chan Build, 100), logs: &syncBuffer{}}
+	b := &builds{ch: make(chan Build, 100), logs: &testenv.Buffer{}}
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Config{Dir: dir, Build: []string{"sh", "-c", script}, Timeout: timeout, Settle: 50 * time.Millisecond,
@@ -171,21 +171,4 @@ func TestWatchBounds(t *testing.T) {
 			t.Errorf("no warning %q in\n%s", want, b.logs)
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/policy"
 	"github.com/wasmcp/wasmcp/internal/mcpadapter"
+	"github.com/wasmcp/wasmcp/internal/testenv"
 )
 
 //go:generate ../../scripts/wat2wasm-testdata.sh testdata
@@ -28,23 +27,8 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// lockedBuffer is a log both the server and the test use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer collects a server's log while tests read it.
+type lockedBuffer = testenv.Buffer
 
 // served is a directory holding testdata/echo.wasm.
 func served(t *testing.T) string {

@@ -129,30 +129,25 @@ func (f *mountFile) fail(errno experimentalsys.Errno) experimentalsys.Errno {
 }
 
 func (f *mountFile) Read(buf []byte) (int, experimentalsys.Errno) {
-	if f.closed {
-		return 0, experimentalsys.EBADF
-	}
-	if len(buf) == 0 {
-		return 0, 0
-	}
-	n, err := f.file.Read(buf)
-	if errno := experimentalsys.UnwrapOSError(err); errno != 0 {
-		return n, f.fail(errno)
-	}
-	return n, 0
+	return f.transfer(buf, 0, func(b []byte, _ int64) (int, error) { return f.file.Read(b) })
 }
 
 func (f *mountFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
-	if f.closed {
+	return f.transfer(buf, off, f.file.ReadAt)
+}
+
+// transfer runs one read or write of buf at off with fn, as every one of
+// them checks its file and arguments and reports an error.
+func (f *mountFile) transfer(buf []byte, off int64, fn func([]byte, int64) (int, error)) (int, experimentalsys.Errno) {
+	switch {
+	case f.closed:
 		return 0, experimentalsys.EBADF
-	}
-	if off < 0 {
+	case off < 0:
 		return 0, experimentalsys.EINVAL
-	}
-	if len(buf) == 0 {
+	case len(buf) == 0:
 		return 0, 0
 	}
-	n, err := f.file.ReadAt(buf, off)
+	n, err := fn(buf, off)
 	if errno := experimentalsys.UnwrapOSError(err); errno != 0 {
 		return n, f.fail(errno)
 	}
@@ -200,34 +195,11 @@ func (f *mountFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Er
 }
 
 func (f *mountFile) Write(buf []byte) (int, experimentalsys.Errno) {
-	if f.closed {
-		return 0, experimentalsys.EBADF
-	}
-	if len(buf) == 0 {
-		return 0, 0
-	}
-	n, err := f.file.Write(buf)
-	if errno := experimentalsys.UnwrapOSError(err); errno != 0 {
-		return n, f.fail(errno)
-	}
-	return n, 0
+	return f.transfer(buf, 0, func(b []byte, _ int64) (int, error) { return f.file.Write(b) })
 }
 
 func (f *mountFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
-	if f.closed {
-		return 0, experimentalsys.EBADF
-	}
-	if off < 0 {
-		return 0, experimentalsys.EINVAL
-	}
-	if len(buf) == 0 {
-		return 0, 0
-	}
-	n, err := f.file.WriteAt(buf, off)
-	if errno := experimentalsys.UnwrapOSError(err); errno != 0 {
-		return n, f.fail(errno)
-	}
-	return n, 0
+	return f.transfer(buf, off, f.file.WriteAt)
 }
 
 func (f *mountFile) Truncate(size int64) experimentalsys.Errno {
