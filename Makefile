@@ -42,7 +42,10 @@ include $(wildcard mk/*.mk)
 HOST_SRC := $(shell find . -name '*.go' -not -name '*_test.go' -not -path './e2e/*' -not -path './bench/*' \
 	-not -path './plugins/*' -not -path './examples/*' -not -path './sdk-guest/*' -not -path '*/node_modules/*') go.mod go.sum \
 	$(shell find cmd/wasmcp/templates -type f 2>/dev/null)
-GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -name '*.go' -not -name '*_test.go' 2>/dev/null) \
+# A guest's sources include what it embeds with //go:embed, such as a view's
+# HTML (mk/views.mk).
+GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -not -path '*/node_modules/*' \
+	\( -name '*.go' -not -name '*_test.go' -o -name '*.html' \) 2>/dev/null) \
 	$(wildcard $(patsubst %,%/go.mod,$(GO_MODULES)) $(patsubst %,%/go.sum,$(GO_MODULES)))
 
 # The end-to-end tests use these artifacts rather than building their own.
@@ -66,6 +69,7 @@ help:
 	@echo "make run-stdio  the same over stdio, for a client that starts the server itself"
 	@echo "make deps     install what the tests need (wabt's wat2wasm, docker-registry, haproxy, the e2e npm packages:"
 	@echo "             TypeScript SDK, Inspector, oidc-provider as the OAuth tests' authorization server)"
+	@echo "make views    rebuild the MCP Apps views of the bundled plugins (plugins/jq/playground.html; needs npm)"
 	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests, conformance suite"
 	@echo "make conformance  the official MCP conformance suite's tool scenarios against wasmcp serve --http"
 	@echo "make fuzz-smoke  run every fuzz target for FUZZTIME (default 5s)"
@@ -205,7 +209,7 @@ testdata-check: tools
 		echo "committed test modules are stale or missing: run go generate ./host/... ./internal/... and commit them" >&2; exit 1; \
 	fi
 
-test: deps build plugins vet testdata-check
+test: deps build plugins vet testdata-check views-check
 	@echo "  test     go test -race ./..."
 	@$(E2E_ENV) $(GO) test -race $(TEST_FLAGS) -timeout $(GO_TEST_TIMEOUT) ./...
 	@for m in $(GO_MODULES); do \

@@ -22,3 +22,6 @@ replace (
 	github.com/wasmcp/wasmcp/abi => ../abi
 	github.com/wasmcp/wasmcp/sdk-guest/go => ../sdk-guest/go
 )
+
+// npm installs the jq playground's build tools here (make views).
+ignore ./jq/view/node_modules
