@@ -101,6 +101,10 @@ var pluginCases = []toolCase{
 	// plugins/jq
 	{"jq", `{"filter":"[.items[] | select(.price > 10) | .name]","input":{"items":[{"name":"a","price":5},{"name":"b","price":20}]}}`,
 		wantStructured(`{"results":[["b"]],"truncated":false}`)},
+	// Its answer to the model; the view it names runs in e2e/ts/app.test.mjs.
+	{"jq_playground", `{"filter":".a","input_text":"{\"a\":1}"}`,
+		wantText("The jq playground is open for the user with this filter and input. " +
+			"They can edit both and see the results as they type; the results come from the jq tool.")},
 
 	// plugins/hash, with published test vectors (FIPS 180-2 for "abc", the
 	// widely quoted HMAC-SHA256 of "The quick brown fox...").

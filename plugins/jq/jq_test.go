@@ -112,7 +112,7 @@ func TestErrors(t *testing.T) {
 
 func TestDefinition(t *testing.T) {
 	tools := wasmcptest.Tools(t)
-	if len(tools) != 1 || tools[0].Name != "jq" {
+	if len(tools) != 2 || tools[0].Name != "jq" || tools[1].Name != "jq_playground" {
 		t.Fatalf("tools: %+v", tools)
 	}
 	want := `{"type":"object","properties":{"results":{"type":["array","null"],"description":"Every value the filter output, in order.","items":{}},"truncated":{"type":"boolean","description":"True when the filter had more results than max_results."}},"required":["results","truncated"],"additionalProperties":false}`
