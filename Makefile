@@ -51,7 +51,7 @@ GUEST_SRC := $(shell find abi sdk-guest plugins examples/go -not -path '*/node_m
 # The end-to-end tests use these artifacts rather than building their own.
 E2E_ENV := WASMCP_BIN=$(abspath $(BIN)) WASMCP_PLUGINS=$(abspath $(PLUGINS_DIR)) \
 	WASMCP_EXAMPLES=$(abspath $(GUEST_EXAMPLES_DIR)) WASMCP_EXTISM=$(abspath $(EXTISM_DIR)) \
-	WASMCP_CORPUS=$(CORPUS_DIRS)
+	WASMCP_CORPUS=$(CORPUS_DIRS) WASMCP_TEST_OUT=$(abspath build/test-output)
 # CI reruns every test rather than trusting the test cache of the machine.
 TEST_FLAGS ?= $(if $(filter true,$(CI)),-count=1)
 
@@ -67,9 +67,10 @@ help:
 	@echo "make run      build both and serve $(PLUGINS_DIR) over Streamable HTTP at http://$(RUN_ADDR)/mcp"
 	@echo "             (RUN_CONFIG=policy.json: with that policy, e.g. the origins fetch may reach)"
 	@echo "make run-stdio  the same over stdio, for a client that starts the server itself"
-	@echo "make deps     install what the tests need (wabt's wat2wasm, docker-registry, haproxy, the e2e npm packages:"
+	@echo "make deps     install what the tests need (wabt's wat2wasm, docker-registry, haproxy, chromium, the e2e npm packages:"
 	@echo "             TypeScript SDK, Inspector, oidc-provider as the OAuth tests' authorization server)"
 	@echo "make views    rebuild the MCP Apps views of the bundled plugins (plugins/jq/playground.html; needs npm)"
+	@echo "make screenshot  the browser test, keeping its picture of the jq playground as docs/jq-playground.png"
 	@echo "make test     deps, build, plugins, vet, race tests, end-to-end tests, conformance suite"
 	@echo "make conformance  the official MCP conformance suite's tool scenarios against wasmcp serve --http"
 	@echo "make fuzz-smoke  run every fuzz target for FUZZTIME (default 5s)"
@@ -138,8 +139,9 @@ deps: tools $(TS_DIR)/node_modules/.package-lock.json $(CONFORMANCE_DIR)/node_mo
 # WAT test guests; docker-registry is the CNCF distribution server
 # (registry:2) the OCI tests push to and pull from on a loopback port;
 # haproxy is the load balancer of the replica test (e2e/replicas_test.go),
-# run with deploy/haproxy/haproxy.cfg.
-TEST_TOOLS := wat2wasm:wabt docker-registry:docker-registry haproxy:haproxy
+# run with deploy/haproxy/haproxy.cfg; chromium is the headless browser the
+# MCP Apps test (e2e/ts/app.test.mjs) renders the jq playground in.
+TEST_TOOLS := wat2wasm:wabt docker-registry:docker-registry haproxy:haproxy chromium:chromium
 
 # As root on Debian the missing ones are installed, with one apt-get update;
 # anyone else is told what to install.
@@ -216,7 +218,7 @@ test: deps build plugins vet testdata-check views-check
 		echo "  test     go test -race ./... in $$m"; \
 		$(E2E_ENV) $(GO) -C $$m test -race $(TEST_FLAGS) -timeout $(STAGE_TIMEOUT) ./... || exit 1; \
 	done
-	@echo "  test     TypeScript SDK client and Inspector CLI (node --test)"
+	@echo "  test     TypeScript SDK client, Inspector CLI, MCP Apps in Chromium (node --test)"
 	@cd $(TS_DIR) && $(E2E_ENV) $(call timed,$(STAGE_TIMEOUT),the TypeScript tests,node --test --test-timeout=300000 --test-reporter=spec)
 	@$(MAKE) bench-smoke
 	@$(MAKE) deploy-test

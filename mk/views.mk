@@ -8,6 +8,8 @@
 #                bundled by esbuild)
 #   views-check  fail when a committed view is not what `make views` writes
 #                (part of make test)
+#   screenshot   run the browser test (e2e/ts/app.test.mjs) and keep its
+#                screenshot as docs/jq-playground.png, the README's
 #
 # A view is committed, and embedded in its plugin with //go:embed, so that
 # `make plugins` and `go test` need Go alone; npm is needed only to change it.
@@ -18,7 +20,7 @@ VIEW_STAMP := $(VIEW_DIR)/node_modules/.package-lock.json
 
 deps: $(VIEW_STAMP)
 
-.PHONY: views views-check
+.PHONY: views views-check screenshot
 
 $(VIEW_STAMP): $(VIEW_DIR)/package.json $(VIEW_DIR)/package-lock.json
 	@echo "  npm ci   $(VIEW_DIR)"
@@ -35,3 +37,11 @@ views-check: views
 		git status --short -- $(VIEW) >&2; \
 		echo "$(VIEW) is stale: run make views and commit it" >&2; exit 1; \
 	fi
+
+# CI=true makes the test fail rather than skip when chromium is missing, so
+# that there is always a picture.
+screenshot: tools $(BIN) $(PLUGINS_DIR)/jq.wasm $(TS_DIR)/node_modules/.package-lock.json
+	@mkdir -p docs
+	@cd $(TS_DIR) && CI=true $(E2E_ENV) WASMCP_SCREENSHOT=$(abspath docs/jq-playground.png) \
+		timeout 5m node --test --test-reporter=spec app.test.mjs
+	@echo "  wrote    docs/jq-playground.png"

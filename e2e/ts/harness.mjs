@@ -38,8 +38,8 @@ export function workDir(prefix) {
 
 // startClient starts `wasmcp serve --wait-loaded` on dir with extra args and
 // connects a TypeScript SDK client to it over transport ('stdio' or
-// 'http'). It returns the client, the server's log so far, and close, which
-// ends both.
+// 'http'). It returns the client, the server's log so far, close, which
+// ends both, and over HTTP the server's URL.
 export async function startClient({ transport, dir, cacheDir, args = [] }) {
   const serve = ['serve', '--dir', dir, '--cache-dir', cacheDir, '--wait-loaded', ...args];
   const client = new Client({ name: 'wasmcp-e2e-ts', version: '1.0.0' });
@@ -63,6 +63,7 @@ export async function startClient({ transport, dir, cacheDir, args = [] }) {
   await client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout });
   return {
     client,
+    url,
     stderr: () => log,
     close: async () => {
       await client.close();
