@@ -121,12 +121,12 @@ func TestReadmeFirstTool(t *testing.T) {
 	}
 }
 
-// TestReadmePolicies parses the policies of the README's "Network access"
-// and "Authorization" as wasmcp would, so that the examples cannot drift
-// from the format.
+// TestReadmePolicies parses the policies of the README's "Network access",
+// "Authorization" and "Resources, prompts and apps" as wasmcp would, so that
+// the examples cannot drift from the format.
 func TestReadmePolicies(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "x")
-	for _, section := range []string{"Network access", "Authorization"} {
+	for _, section := range []string{"Network access", "Authorization", "Resources, prompts and apps"} {
 		t.Run(section, func(t *testing.T) {
 			var found bool
 			for _, b := range readmeSection(t, section) {
