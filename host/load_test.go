@@ -161,33 +161,52 @@ func TestCallAdmission(t *testing.T) {
 			t.Errorf("another caller: %+v, %v", res, err)
 		}
 	})
-	t.Run("plugin concurrency", func(t *testing.T) {
-		spinCtx, stop := context.WithCancel(ctx)
-		spun := make(chan struct{})
-		go func() {
-			defer close(spun)
-			h.Call(spinCtx, host.CallRequest{Tool: "spin", Caller: "e"})
-		}()
-		// The policy runs one call of hostile at a time and queues none:
-		// once spin is admitted, ok is refused.
+	// spinning runs spin for spinner until stop, once it holds hostile's
+	// one slot: a call of ok by another caller is refused as busy, and
+	// that refusal is returned. A spin refused because such a call won the
+	// race for the slot is started again.
+	spinning := func(t *testing.T, spinner string) (busy *host.Result, stop func()) {
+		t.Helper()
+		spinCtx, cancel := context.WithCancel(ctx)
+		spin := func() <-chan struct{} {
+			spun := make(chan struct{})
+			go func() {
+				defer close(spun)
+				h.Call(spinCtx, host.CallRequest{Tool: "spin", Caller: spinner})
+			}()
+			return spun
+		}
+		spun := spin()
+		stop = func() { cancel(); <-spun }
 		for i := 0; ; i++ {
-			res, err := h.Call(ctx, host.CallRequest{Tool: "ok", Caller: fmt.Sprint("f", i)})
+			res, err := h.Call(ctx, host.CallRequest{Tool: "ok", Caller: fmt.Sprint(spinner, "-probe-", i)})
 			if err != nil {
+				stop()
 				t.Fatal(err)
 			}
 			if errors.Is(res.Failure, host.ErrBusy) {
-				if !strings.Contains(res.Content[0].Text, "plugin hostile is busy") {
-					t.Errorf("busy refusal %q does not name the plugin", res.Content[0].Text)
-				}
-				break
+				return res, stop
 			}
 			if i == 1000 {
-				t.Fatal("never refused while spin runs")
+				stop()
+				t.Fatalf("never refused while spin runs: %q", res.Content[0].Text)
+			}
+			select {
+			case <-spun:
+				spun = spin()
+			default:
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		stop()
-		<-spun
+	}
+	t.Run("plugin concurrency", func(t *testing.T) {
+		// The policy runs one call of hostile at a time and queues none:
+		// once spin is admitted, ok is refused.
+		res, stop := spinning(t, "e")
+		defer stop()
+		if !strings.Contains(res.Content[0].Text, "plugin hostile is busy") {
+			t.Errorf("busy refusal %q does not name the plugin", res.Content[0].Text)
+		}
 	})
 	if _, err := h.Call(ctx, host.CallRequest{Tool: "nope"}); !errors.Is(err, host.ErrUnknownTool) {
 		t.Errorf("unknown tool: %v, want ErrUnknownTool", err)
