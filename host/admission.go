@@ -26,6 +26,12 @@ type Admission struct {
 	// may make, whatever the tool, in bursts of one second's worth; 0 is
 	// unlimited.
 	CallerRate float64
+	// CallerCalls is how many calls one caller may have in flight at once,
+	// running or waiting for a turn; 0 is unlimited. The caller "" is not
+	// capped: it stands for the clients a transport cannot tell apart
+	// (stdio's one client, HTTP requests without a session or principal),
+	// whom the cap would hold together to one client's share.
+	CallerCalls int
 	// ToolRate is how many calls per second one tool may serve, all callers
 	// together; 0 is unlimited.
 	ToolRate float64
@@ -47,8 +53,8 @@ func (a Admission) validate() error {
 	switch {
 	case a.CallerRate < 0 || a.ToolRate < 0:
 		return errors.New("config: admission rates must not be negative")
-	case a.Concurrency < 0 || a.Queue < 0:
-		return errors.New("config: admission concurrency and queue must not be negative")
+	case a.Concurrency < 0 || a.Queue < 0 || a.CallerCalls < 0:
+		return errors.New("config: admission concurrency, queue and calls per caller must not be negative")
 	case a.QueueTimeout < 0:
 		return fmt.Errorf("config: admission queue timeout %v is negative", a.QueueTimeout)
 	}
@@ -57,9 +63,10 @@ func (a Admission) validate() error {
 
 func (a Admission) config() admission.Config {
 	return admission.Config{
-		Caller: admission.Rate{PerSecond: a.CallerRate},
-		Tool:   admission.Rate{PerSecond: a.ToolRate},
-		Plugin: admission.Queue{Concurrency: a.Concurrency, Depth: a.Queue, Timeout: a.QueueTimeout},
+		Caller:      admission.Rate{PerSecond: a.CallerRate},
+		CallerCalls: a.CallerCalls,
+		Tool:        admission.Rate{PerSecond: a.ToolRate},
+		Plugin:      admission.Queue{Concurrency: a.Concurrency, Depth: a.Queue, Timeout: a.QueueTimeout},
 	}
 }
 
@@ -68,7 +75,8 @@ var (
 	// ErrRateLimited: a rate of Admission or of the plugin's policy.
 	ErrRateLimited = admission.ErrRateLimited
 	// ErrBusy: the plugin ran as many calls as it may and its queue was
-	// full, or the wait for a turn timed out.
+	// full, or the wait for a turn timed out; or the caller had as many
+	// calls in flight as Admission.CallerCalls allows.
 	ErrBusy = admission.ErrBusy
 )
 

@@ -130,7 +130,7 @@ func TestCallAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	place(t, dir, "hostile.wasm", hostile)
-	h := newHost(t, dir, nil, testConfig(t).WithPolicy(pol).WithAdmission(host.Admission{CallerRate: 2, ToolRate: 100, Concurrency: 8}))
+	h := newHost(t, dir, nil, testConfig(t).WithPolicy(pol).WithAdmission(host.Admission{CallerRate: 2, CallerCalls: 1, ToolRate: 100, Concurrency: 8}))
 	if err := h.LoadDir(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -206,6 +206,20 @@ func TestCallAdmission(t *testing.T) {
 		defer stop()
 		if !strings.Contains(res.Content[0].Text, "plugin hostile is busy") {
 			t.Errorf("busy refusal %q does not name the plugin", res.Content[0].Text)
+		}
+	})
+	t.Run("caller calls", func(t *testing.T) {
+		// While g's one call runs, g's call of another plugin is refused
+		// for g.
+		_, stop := spinning(t, "g")
+		defer stop()
+		res, err := h.Call(ctx, host.CallRequest{Tool: "x", Caller: "g"})
+		for i := 0; err == nil && errors.Is(res.Failure, host.ErrRateLimited) && i < 10; i++ {
+			time.Sleep(500 * time.Millisecond) // g's rate, 2 calls/s, spent by spins that lost the race
+			res, err = h.Call(ctx, host.CallRequest{Tool: "x", Caller: "g"})
+		}
+		if err != nil || !errors.Is(res.Failure, host.ErrBusy) || !strings.Contains(res.Content[0].Text, "too many calls at once from this client: 1 call runs or waits already") {
+			t.Errorf("g's second call: %+v, %v; want it refused for g's cap", res, err)
 		}
 	})
 	if _, err := h.Call(ctx, host.CallRequest{Tool: "nope"}); !errors.Is(err, host.ErrUnknownTool) {

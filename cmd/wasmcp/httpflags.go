@@ -141,6 +141,7 @@ func (h *httpFlags) options() mcpadapter.HTTPOptions {
 // log settings.
 type admissionFlags struct {
 	rate         optionalRate
+	calls        int
 	toolRate     float64
 	concurrency  int
 	queue        int
@@ -153,10 +154,18 @@ type admissionFlags struct {
 // the server. Over stdio the one client is the operator's, and unlimited.
 const defaultHTTPRate = 100
 
+// defaultCalls caps the calls one HTTP client has in flight: below what one
+// plugin runs and queues by default (-concurrency, -queue), so that one
+// client cannot fill a plugin's queue alone, and above the handful of
+// calls a model makes at once. Stdio's one client is never capped.
+const defaultCalls = 32
+
 func (a *admissionFlags) register(fs *flag.FlagSet) {
 	a.concurrency, a.queue, a.queueTimeout = 8, 64, 30*time.Second
 	fs.Var(&a.rate, "rate", "tool calls per second one session may make, `N` (a decimal; bursts of one\n"+
 		"second's worth); 0 is unlimited (default 100 with -http, unlimited over stdio)")
+	fs.IntVar(&a.calls, "max-calls", defaultCalls, "at most `N` tool calls running or waiting at once per HTTP session (with\n"+
+		"OAuth, per principal, all its sessions together); more are refused; 0 is unlimited")
 	fs.Float64Var(&a.toolRate, "tool-rate", 0, "tool calls per second one tool may serve, all sessions together, `N`;\n0 is unlimited")
 	fs.IntVar(&a.concurrency, "concurrency", a.concurrency, "calls one plugin may run at once; 0 is unlimited")
 	fs.IntVar(&a.queue, "queue", a.queue, "calls that may wait for a turn in one plugin; more are refused")
@@ -173,12 +182,12 @@ func (a *admissionFlags) admission(overHTTP bool) (host.Admission, error) {
 	switch {
 	case rate < 0 || a.toolRate < 0:
 		return host.Admission{}, errors.New("-rate and -tool-rate must not be negative")
-	case a.concurrency < 0 || a.queue < 0:
-		return host.Admission{}, errors.New("-concurrency and -queue must not be negative")
+	case a.concurrency < 0 || a.queue < 0 || a.calls < 0:
+		return host.Admission{}, errors.New("-concurrency, -queue and -max-calls must not be negative")
 	case a.queueTimeout < 0:
 		return host.Admission{}, fmt.Errorf("-queue-timeout must not be negative, got %s", a.queueTimeout)
 	}
-	return host.Admission{CallerRate: rate, ToolRate: a.toolRate, Concurrency: a.concurrency, Queue: a.queue,
+	return host.Admission{CallerRate: rate, CallerCalls: a.calls, ToolRate: a.toolRate, Concurrency: a.concurrency, Queue: a.queue,
 		QueueTimeout: a.queueTimeout}, nil
 }
 

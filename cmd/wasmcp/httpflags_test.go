@@ -29,6 +29,7 @@ func TestServeHTTPUsageErrors(t *testing.T) {
 		{[]string{"--rate", "-1"}, "must not be negative"},
 		{[]string{"--rate", "fast"}, `"fast" is not a number`},
 		{[]string{"--concurrency", "-2"}, "must not be negative"},
+		{[]string{"--max-calls", "-1"}, "must not be negative"},
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			args := append([]string{"serve", "--dir", dir}, tc.args...)
@@ -128,7 +129,7 @@ func TestAdmissionDefaults(t *testing.T) {
 			if err != nil || adm.CallerRate != tc.rate {
 				t.Errorf("%q over HTTP=%v: session rate %v, %v; want %v", tc.args, tc.overHTTP, adm.CallerRate, err, tc.rate)
 			}
-			if adm.Concurrency != 8 || adm.Queue != 64 || adm.ToolRate != 0 {
+			if adm.Concurrency != 8 || adm.Queue != 64 || adm.ToolRate != 0 || adm.CallerCalls != defaultCalls {
 				t.Errorf("defaults: %+v", adm)
 			}
 		})
@@ -137,7 +138,7 @@ func TestAdmissionDefaults(t *testing.T) {
 
 func TestHelpServeListsFlags(t *testing.T) {
 	code, out, _ := runCLI("help", "serve")
-	for _, want := range []string{"-http ADDR", "-token-file FILE", "-stateless", "-insecure-no-auth", "-rate N", "-log-args"} {
+	for _, want := range []string{"-http ADDR", "-token-file FILE", "-stateless", "-insecure-no-auth", "-rate N", "-max-calls", "-log-args"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("help serve (exit %d) does not list %s", code, want)
 		}

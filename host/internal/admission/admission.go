@@ -13,6 +13,12 @@ type Config struct {
 	// Caller limits the calls of one caller (an MCP session), whatever the
 	// tool.
 	Caller Rate
+	// CallerCalls caps the calls of one caller admitted and not yet ended,
+	// running or waiting for a turn; 0 is unlimited. The caller "" is not
+	// capped: it stands for the callers a transport cannot tell apart
+	// (stdio's one client, requests without a session), whom a cap would
+	// hold to one share.
+	CallerCalls int
 	// Tool limits the calls of one tool, all callers together.
 	Tool Rate
 	// Plugin caps the calls running at once in one plugin, and bounds the
@@ -35,6 +41,7 @@ type PluginLimits struct {
 // A Controller admits or refuses tool calls. It is safe for concurrent use.
 type Controller struct {
 	caller  *Limiter
+	callers *Gates // calls in flight per caller
 	tool    *Limiter
 	plugins *Gates
 	cfg     Config
@@ -49,6 +56,7 @@ type Controller struct {
 func New(cfg Config) *Controller {
 	return &Controller{
 		caller:      NewLimiter(cfg.Caller),
+		callers:     NewGates(Queue{}), // a caller at its cap is refused at once
 		tool:        NewLimiter(cfg.Tool),
 		plugins:     NewGates(cfg.Plugin),
 		cfg:         cfg,
@@ -58,15 +66,29 @@ func New(cfg Config) *Controller {
 
 // Admit decides whether a call of tool, served by plugin under its own
 // limits, from caller may run, waiting in the plugin's queue when it is at
-// its concurrency cap. The caller's rate is checked first, then the tool's,
-// then the plugin's own; a call refused by a later rate has still used a
-// token of the earlier ones, so that a client hammering a throttled tool
-// slows itself down. On success release ends the call's turn and must be
-// called once. The error is a *RateError, a *BusyError, or ctx's error.
+// its concurrency cap. The caller's rate is checked first, then its calls
+// in flight, then the tool's rate, then the plugin's own; a call refused by
+// a later rate has still used a token of the earlier ones, so that a client
+// hammering a throttled tool slows itself down. On success release ends the
+// call's turn and must be called once. The error is a *RateError, a
+// *BusyError, or ctx's error.
 func (c *Controller) Admit(ctx context.Context, caller, tool, plugin string, own PluginLimits) (release func(), err error) {
 	if ok, wait := c.caller.Allow(caller); !ok {
 		return nil, &RateError{Tool: tool, Caller: true, Rate: c.cfg.Caller, RetryAfter: wait}
 	}
+	most := c.cfg.CallerCalls
+	if caller == "" {
+		most = 0
+	}
+	inFlight, err := c.callers.Acquire(ctx, caller, most)
+	if err != nil { // ErrQueueFull: its queue holds none
+		return nil, &BusyError{Tool: tool, Caller: most, Err: ErrCallerCalls}
+	}
+	defer func() {
+		if err != nil {
+			inFlight()
+		}
+	}()
 	if ok, wait := c.tool.Allow(tool); !ok {
 		return nil, &RateError{Tool: tool, Rate: c.cfg.Tool, RetryAfter: wait}
 	}
@@ -77,11 +99,14 @@ func (c *Controller) Admit(ctx context.Context, caller, tool, plugin string, own
 	if own.Concurrency > 0 {
 		q.Concurrency = own.Concurrency
 	}
-	release, err = c.plugins.Acquire(ctx, plugin, q.Concurrency)
+	turn, err := c.plugins.Acquire(ctx, plugin, q.Concurrency)
 	if errors.Is(err, ErrQueueFull) || errors.Is(err, ErrQueueTimeout) {
 		return nil, &BusyError{Tool: tool, Plugin: plugin, Queue: q, Err: err}
 	}
-	return release, err
+	if err != nil {
+		return nil, err
+	}
+	return func() { turn(); inFlight() }, nil
 }
 
 // pluginRate returns the Limiter of plugin's own rate r, made anew when r
@@ -131,16 +156,28 @@ func (e *RateError) Error() string {
 	return fmt.Sprintf("rate limit exceeded for tool %s: %s; retry after %s", e.Tool, e.Rate, ceilMillisecond(e.RetryAfter))
 }
 
+// ErrCallerCalls is what a *BusyError wraps when the caller had as many
+// calls in flight as Config.CallerCalls allows.
+var ErrCallerCalls = errors.New("too many calls in flight")
+
 // BusyError is a call refused because its plugin was running as many calls
-// as it may and the queue was full, or the wait timed out.
+// as it may and the queue was full, or the wait timed out; or because its
+// caller had as many calls in flight as it may.
 type BusyError struct {
 	Tool, Plugin string
 	Queue        Queue
-	// Err is ErrQueueFull or ErrQueueTimeout.
+	// Caller is the cap on the caller's calls in flight when that refused
+	// the call; Plugin and Queue are unset then.
+	Caller int
+	// Err is ErrQueueFull, ErrQueueTimeout or ErrCallerCalls.
 	Err error
 }
 
 func (e *BusyError) Error() string {
+	if errors.Is(e.Err, ErrCallerCalls) {
+		return fmt.Sprintf("too many calls at once from this client: %s already (calling tool %s); retry when one has ended",
+			calls(e.Caller, "runs or waits", "run or wait"), e.Tool)
+	}
 	if errors.Is(e.Err, ErrQueueTimeout) {
 		return fmt.Sprintf("plugin %s is busy: tool %s waited %s for a turn (%s at once); retry later",
 			e.Plugin, e.Tool, e.Queue.Timeout, calls(e.Queue.Concurrency, "runs", "run"))
@@ -149,7 +186,7 @@ func (e *BusyError) Error() string {
 		e.Plugin, e.Tool, calls(e.Queue.Concurrency, "runs", "run"), calls(e.Queue.Depth, "waits", "wait"))
 }
 
-// Unwrap returns ErrBusy and ErrQueueFull or ErrQueueTimeout.
+// Unwrap returns ErrBusy and Err.
 func (e *BusyError) Unwrap() []error { return []error{ErrBusy, e.Err} }
 
 // calls counts calls with the verb agreeing: "1 call runs", "3 calls run".

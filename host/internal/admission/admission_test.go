@@ -400,3 +400,81 @@ func TestBusyErrorOneCall(t *testing.T) {
 		t.Errorf("message %q, want %q", err, want)
 	}
 }
+
+// A caller may have CallerCalls calls in flight, whichever plugins run
+// them; more are refused at once, and a call refused later (here by the
+// tool's rate) gives its place back. The caller "" is not capped.
+func TestAdmitCallerCalls(t *testing.T) {
+	ctx := testContext(t)
+	c := New(Config{CallerCalls: 2, Tool: Rate{PerSecond: 1, Burst: 1}})
+	r1, err1 := c.Admit(ctx, "s", "a", "p1", PluginLimits{})
+	r2, err2 := c.Admit(ctx, "s", "b", "p2", PluginLimits{})
+	if err1 != nil || err2 != nil {
+		t.Fatalf("calls within the cap: %v, %v", err1, err2)
+	}
+	_, err := c.Admit(ctx, "s", "c", "p3", PluginLimits{})
+	var be *BusyError
+	if !errors.As(err, &be) || !errors.Is(err, ErrBusy) || !errors.Is(err, ErrCallerCalls) {
+		t.Fatalf("third call: err = %v, want a BusyError of ErrCallerCalls", err)
+	}
+	if want := "too many calls at once from this client: 2 calls run or wait already (calling tool c); retry when one has ended"; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+	if r, err := c.Admit(ctx, "other", "c", "p3", PluginLimits{}); err != nil {
+		t.Errorf("another caller: %v", err)
+	} else {
+		r()
+	}
+	for i := range 3 {
+		if _, err := c.Admit(ctx, "", "d"+strconv.Itoa(i), "p", PluginLimits{}); err != nil {
+			t.Errorf("caller \"\": call %d refused: %v", i+1, err)
+		}
+	}
+
+	r1()
+	// The tool's rate refuses this one, after its place was taken: it
+	// gives the place back.
+	if _, err := c.Admit(ctx, "s", "a", "p1", PluginLimits{}); !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("err = %v, want the tool's rate", err)
+	}
+	r3, err := c.Admit(ctx, "s", "e", "p1", PluginLimits{})
+	if err != nil {
+		t.Fatalf("after a call ended and another was refused: %v", err)
+	}
+	r2()
+	r3()
+	if n := c.callers.size(); n != 0 {
+		t.Errorf("%d callers remembered with no call in flight", n)
+	}
+}
+
+// Gates forget a key once no call runs or waits under it, so that callers
+// that come and go hold no memory.
+func TestGatesForgetIdleKeys(t *testing.T) {
+	ctx := testContext(t)
+	g := NewGates(Queue{Depth: 1})
+	for i := range 100 {
+		r, err := g.Acquire(ctx, "k"+strconv.Itoa(i), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r()
+	}
+	release, _ := g.Acquire(ctx, "busy", 1)
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() {
+		_, err := g.Acquire(cctx, "busy", 1)
+		done <- err
+	}()
+	waitFor(ctx, t, func() bool { _, w := g.load("busy"); return w == 1 })
+	if n := g.size(); n != 1 {
+		t.Errorf("%d gates held, want 1 (busy)", n)
+	}
+	cancel()
+	<-done
+	release()
+	if n := g.size(); n != 0 {
+		t.Errorf("%d gates held after every call ended, want 0", n)
+	}
+}

@@ -30,7 +30,8 @@ var (
 
 // Gates is one concurrency gate per key, all with the same queue depth and
 // timeout; each Acquire says the key's cap. Waiters get their turn first
-// come, first served.
+// come, first served. A gate no call runs or waits in is forgotten, so that
+// keys that come and go (callers) hold no memory once idle.
 type Gates struct {
 	q Queue
 
@@ -39,6 +40,7 @@ type Gates struct {
 }
 
 type gate struct {
+	key     string
 	running int
 	// waiting are the channels of queued callers, oldest first. A turn is
 	// handed over by closing the channel, with running left unchanged.
@@ -61,7 +63,7 @@ func (g *Gates) Acquire(ctx context.Context, key string, capacity int) (release 
 	g.mu.Lock()
 	gt := g.gates[key]
 	if gt == nil {
-		gt = &gate{}
+		gt = &gate{key: key}
 		g.gates[key] = gt
 	}
 	if gt.running < capacity && len(gt.waiting) == 0 {
@@ -96,6 +98,7 @@ func (g *Gates) Acquire(ctx context.Context, key string, capacity int) (release 
 	for i, w := range gt.waiting {
 		if w == turn {
 			gt.waiting = append(gt.waiting[:i], gt.waiting[i+1:]...)
+			g.forget(gt)
 			return nil, err
 		}
 	}
@@ -126,6 +129,23 @@ func (g *Gates) handOver(gt *gate) {
 		return
 	}
 	gt.running--
+	g.forget(gt)
+}
+
+// forget drops gt once no call runs or waits in it: no releaser or waiter
+// refers to it any more, and a new gate for its key starts the same. g.mu
+// is held.
+func (g *Gates) forget(gt *gate) {
+	if gt.running == 0 && len(gt.waiting) == 0 {
+		delete(g.gates, gt.key)
+	}
+}
+
+// size reports how many gates are held, for tests.
+func (g *Gates) size() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.gates)
 }
 
 // load reports how many calls run and wait under key, for tests and error
