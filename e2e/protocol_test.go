@@ -185,9 +185,11 @@ func peakRSS(t *testing.T, pid int) int64 {
 	return kb << 10
 }
 
-// --max-sessions caps the sessions open at once and --body-timeout the time
-// a client may take to send a body (issues: 10,000 sessions accepted,
-// trickled bodies held open). Ids and unknown methods over HTTP are
+// --max-sessions caps the sessions open at once, closing the least recently
+// used idle one for a new client rather than locking it out, and
+// --body-timeout the time a client may take to send a body (issues: 10,000
+// sessions accepted, trickled bodies held open, one client's sessions
+// locking out the others). Ids and unknown methods over HTTP are
 // internal/mcpadapter's transcripts.
 func TestHTTPSessionCapAndBodyTimeout(t *testing.T) {
 	cmd := exec.Command(binPath, "serve", "--dir", servedCopy(t, wat("hello")), "--cache-dir", cacheDir, "--wait-loaded",
@@ -205,26 +207,52 @@ func TestHTTPSessionCapAndBodyTimeout(t *testing.T) {
 		}
 	})
 	url := waitURL(t, stderr)
-	post := func(body string) (int, []byte) {
+	post := func(body, session string) (int, string) {
 		req, _ := http.NewRequestWithContext(testContext(t), http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, b
+		io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
 	}
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
-	for range 2 {
-		if status, body := post(initialize); status != http.StatusOK {
-			t.Fatalf("a session within --max-sessions 2: %d %s", status, body)
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	var ids []string
+	for range 3 {
+		status, id := post(initialize, "")
+		if status != http.StatusOK {
+			t.Fatalf("a session with --max-sessions 2: %d", status)
+		}
+		ids = append(ids, id)
+	}
+	// The third closed the first, idle and least recently used; its next
+	// request gets 404, once the close (in the background) is through.
+	ctx := testContext(t)
+	for {
+		if status, _ := post(ping, ids[0]); status == http.StatusNotFound {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the least recently used session was never closed")
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if status, body := post(initialize); status != http.StatusServiceUnavailable || !strings.Contains(string(body), "too many sessions") {
-		t.Errorf("a third session with --max-sessions 2: %d %s, want 503", status, body)
+	for _, id := range ids[1:] {
+		if status, _ := post(ping, id); status != http.StatusOK {
+			t.Errorf("a session opened since: ping got %d, want 200", status)
+		}
+	}
+	if !strings.Contains(stderr.String(), "session closed to make room") || !strings.Contains(stderr.String(), ids[0]) {
+		t.Errorf("no log line of the session closed:\n%s", stderr)
 	}
 	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
 	conn, err := net.Dial("tcp", host)

@@ -27,6 +27,7 @@ type httpFlags struct {
 	maxBody        size // 0: derived from -max-input
 	sessionTimeout time.Duration
 	maxSessions    int
+	maxPrincipal   int
 	bodyTimeout    time.Duration
 }
 
@@ -58,12 +59,15 @@ func (h *httpFlags) register(fs *flag.FlagSet) {
 	})
 	fs.Var(&h.maxBody, "max-body", "largest HTTP request body, a `size` (default: -max-input plus 1MiB)")
 	fs.DurationVar(&h.sessionTimeout, "session-timeout", h.sessionTimeout, "close a session idle this long; 0 never does")
-	fs.IntVar(&h.maxSessions, "max-sessions", mcpadapter.DefaultMaxSessions, "sessions open at once; an initialize beyond them gets 503")
+	fs.IntVar(&h.maxSessions, "max-sessions", mcpadapter.DefaultMaxSessions, "sessions open at once; an initialize beyond them closes the least\n"+
+		"recently used idle session, of whoever holds the most (503 if none is idle)")
+	fs.IntVar(&h.maxPrincipal, "max-principal-sessions", mcpadapter.DefaultMaxPrincipalSessions, "sessions one OAuth principal may hold open at once; "+
+		"its initialize beyond\nthem closes its least recently used idle session (429 if none is idle)")
 	fs.DurationVar(&h.bodyTimeout, "body-timeout", mcpadapter.DefaultBodyTimeout, "longest a client may take to send a request body (408 after)")
 }
 
 // httpOnly are the flags that mean nothing without -http.
-var httpOnly = []string{"stateless", "token-file", "token-env", "insecure-no-auth", "allow-origin", "max-body", "session-timeout", "max-sessions", "body-timeout"}
+var httpOnly = []string{"stateless", "token-file", "token-env", "insecure-no-auth", "allow-origin", "max-body", "session-timeout", "max-sessions", "max-principal-sessions", "body-timeout"}
 
 // check validates the HTTP flags given the set of flags named on the
 // command line.
@@ -90,6 +94,9 @@ func (h *httpFlags) check(set map[string]bool) error {
 	}
 	if h.maxSessions <= 0 {
 		return fmt.Errorf("-max-sessions must be positive, got %d", h.maxSessions)
+	}
+	if h.maxPrincipal <= 0 {
+		return fmt.Errorf("-max-principal-sessions must be positive, got %d", h.maxPrincipal)
 	}
 	return nil
 }
@@ -134,7 +141,7 @@ func (h *httpFlags) token(log *slog.Logger) (string, error) {
 // options are the adapter's HTTP options.
 func (h *httpFlags) options() mcpadapter.HTTPOptions {
 	return mcpadapter.HTTPOptions{Stateless: h.stateless, SessionTimeout: h.sessionTimeout, MaxBody: int64(h.maxBody),
-		MaxSessions: h.maxSessions, BodyTimeout: h.bodyTimeout}
+		MaxSessions: h.maxSessions, MaxPrincipalSessions: h.maxPrincipal, BodyTimeout: h.bodyTimeout}
 }
 
 // admissionFlags are serve's limits on how many calls run, and its audit

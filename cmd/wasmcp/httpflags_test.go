@@ -30,6 +30,8 @@ func TestServeHTTPUsageErrors(t *testing.T) {
 		{[]string{"--rate", "fast"}, `"fast" is not a number`},
 		{[]string{"--concurrency", "-2"}, "must not be negative"},
 		{[]string{"--max-calls", "-1"}, "must not be negative"},
+		{[]string{"--max-principal-sessions", "5"}, "-max-principal-sessions needs -http"},
+		{[]string{"--http", ":0", "--max-principal-sessions", "0"}, "-max-principal-sessions must be positive"},
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			args := append([]string{"serve", "--dir", dir}, tc.args...)

@@ -22,8 +22,8 @@ type Principal struct {
 	Claims map[string]any
 }
 
-// Key identifies the principal for limits and sealed state: issuer,
-// subject and client.
+// Key identifies the principal, for sealed state and the sessions bound to
+// it: issuer, subject and client.
 func (p *Principal) Key() string {
 	if p == nil {
 		return ""

@@ -325,7 +325,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 	}
 	creq := host.CallRequest{Tool: name, Arguments: req.Params.Arguments, Caller: rec.session, Principal: principal}
 	if fromToken {
-		creq.Caller = principal.Key() // a principal's sessions share its rate
+		creq.Caller = limitKey(principal.Issuer, principal.Subject, principal.ClientID) // a principal's sessions share its limits
 	}
 	if !stateless {
 		// Log lines: go-sdk sends none until the client sets a level, which a

@@ -17,9 +17,16 @@ type HTTPOptions struct {
 	// SessionTimeout closes a session that has sent no request for this
 	// long; 0 keeps idle sessions until the client deletes them.
 	SessionTimeout time.Duration
-	// MaxSessions caps the sessions open at once; an initialize beyond it
-	// gets 503. 0 means DefaultMaxSessions.
+	// MaxSessions caps the sessions open at once; 0 means
+	// DefaultMaxSessions. An initialize at the cap closes the least
+	// recently used idle session of the owner holding the most (see
+	// sessionTable), and gets 503 only when every session is busy.
 	MaxSessions int
+	// MaxPrincipalSessions caps the sessions one OAuth principal holds
+	// open at once; 0 means DefaultMaxPrincipalSessions. A principal at
+	// its cap that opens another closes its own least recently used idle
+	// session, and gets 429 when all of its sessions are busy.
+	MaxPrincipalSessions int
 	// MaxBody is the largest request body accepted; larger ones get 413.
 	// 0 derives it from Options.MaxInput.
 	MaxBody int64
@@ -39,8 +46,9 @@ type HTTPOptions struct {
 
 // Defaults of HTTPOptions.
 const (
-	DefaultMaxSessions = 1000
-	DefaultBodyTimeout = 30 * time.Second
+	DefaultMaxSessions          = 1000
+	DefaultMaxPrincipalSessions = 100
+	DefaultBodyTimeout          = 30 * time.Second
 )
 
 // HTTPHandler returns the MCP Streamable HTTP handler of the adapter, for
@@ -74,6 +82,9 @@ func (a *Adapter) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
+	if opts.MaxPrincipalSessions <= 0 {
+		opts.MaxPrincipalSessions = DefaultMaxPrincipalSessions
+	}
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
@@ -90,15 +101,16 @@ func (a *Adapter) HTTPHandler(opts HTTPOptions) http.Handler {
 	stateless := base
 	stateless.Stateless = true
 	checks := wire.RequestChecks{MaxBody: opts.MaxBody, BodyTimeout: opts.BodyTimeout, MaxBatch: a.opts.MaxInFlight,
-		MaxSessions: opts.MaxSessions, Draining: opts.Draining, Logger: a.logger}
+		Draining: opts.Draining, Logger: a.logger}
 	router := &eraRouter{modern: handler(a.newServer(true, false, true), stateless)}
 	if opts.Stateless {
 		router.legacy = handler(a.newServer(false, true, true), stateless)
 	} else {
 		legacy := base
 		legacy.SessionTimeout = opts.SessionTimeout
-		router.legacy = handler(a.server, legacy)
-		checks.Sessions = a.sessions
+		sessions := newSessionTable(a, opts.MaxSessions, opts.MaxPrincipalSessions)
+		router.legacy = sessions.track(handler(a.server, legacy))
+		checks.OpenSession = sessions.open
 	}
 	if opts.OAuth == nil {
 		return wire.CheckRequests(router, checks)

@@ -35,6 +35,9 @@ type meters struct {
 	// resources/read and prompts/get: one measurement per request, its
 	// outcome in error.type.
 	operations metric.Float64Histogram
+	// evictions is wasmcp.sessions.evicted: the sessions closed to make
+	// room for new ones (sessions.go), by reason.
+	evictions metric.Int64Counter
 	// observing stops the callback of wasmcp.sessions.open.
 	observing metric.Registration
 }
@@ -51,6 +54,10 @@ func newMeters(mp metric.MeterProvider, sessions func() int) (*meters, error) {
 	if ms.operations, err = m.Float64Histogram("mcp.server.operation.duration", metric.WithUnit("s"),
 		metric.WithDescription("MCP request duration as observed on the receiver from the time it was received until the result is sent."),
 		metric.WithExplicitBucketBoundaries(operationBuckets...)); err != nil {
+		return nil, err
+	}
+	if ms.evictions, err = m.Int64Counter("wasmcp.sessions.evicted", metric.WithUnit("{session}"),
+		metric.WithDescription("MCP sessions closed to make room for new ones: idle sessions of the principal at its cap, or of the owner holding the most when the server is full.")); err != nil {
 		return nil, err
 	}
 	open, err := m.Int64ObservableUpDownCounter("wasmcp.sessions.open", metric.WithUnit("{session}"),
@@ -93,4 +100,9 @@ func (ms *meters) recordCall(ctx context.Context, r *callRecord, outcome string,
 		attrs = append(attrs, errorTypeKey.String(outcome))
 	}
 	ms.operations.Record(ctx, took.Seconds(), metric.WithAttributes(attrs...))
+}
+
+// recordEviction counts a session closed to make room, by reason.
+func (ms *meters) recordEviction(reason string) {
+	ms.evictions.Add(context.Background(), 1, metric.WithAttributes(attribute.String("reason", reason)))
 }

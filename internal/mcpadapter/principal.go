@@ -28,3 +28,14 @@ func tokenPrincipal(extra *mcp.RequestExtra) *host.Principal {
 	p, _ := extra.TokenInfo.Extra[principalKey].(*host.Principal)
 	return p
 }
+
+// limitKey is the key of a verified principal's limits (its sessions, its
+// rate and its calls in flight): its issuer and subject, so that a user's
+// clients share them and a client registered anew gets no more. The client
+// id stands in for a subject the token lacks.
+func limitKey(issuer, subject, clientID string) string {
+	if subject == "" {
+		return issuer + "\x00client\x00" + clientID
+	}
+	return issuer + "\x00subject\x00" + subject
+}

@@ -31,9 +31,10 @@
 // messages with the pre-reader, and answers a method the server does not
 // have with JSON-RPC -32601, where go-sdk answers a 2025-era session with a
 // plain-text 400; we know of no go-sdk issue for either. The same handler
-// refuses an initialize past the cap on open sessions and new work while
-// the server drains: go-sdk has neither, and both need the request the
-// pre-reader decoded.
+// asks the adapter whether an initialize may open a session (it caps them,
+// closing idle ones to make room) and refuses new work while the server
+// drains: go-sdk has neither, and both need the request the pre-reader
+// decoded.
 //
 // Two parts are not workarounds and move up into the adapter when the rest
 // goes: the protocol eras (era.go), which the adapter reads too, and

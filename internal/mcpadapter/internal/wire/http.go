@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,10 +20,13 @@ type RequestChecks struct {
 	MaxBody     int64
 	BodyTimeout time.Duration
 	MaxBatch    int // the most messages a batch may hold
-	// Sessions counts the sessions open on the handler of 2025-era clients
-	// with sessions, to cap at MaxSessions; nil when there is none.
-	Sessions    func() int
-	MaxSessions int
+	// OpenSession, if set, is asked before next serves an initialize that
+	// would open a session (of a 2025-era client, served with sessions):
+	// a refusal answers it instead. Otherwise opened is called once, with
+	// the session id of the answer ("" when it opened none), as next
+	// starts its answer: before the client can know the id, let alone
+	// send a request of the session.
+	OpenSession func(r *http.Request) (opened func(sessionID string), refused *SessionRefusal)
 	Draining    func() bool
 	Logger      *slog.Logger // a debug line for each request refused
 	// StepUp, if set, is asked of every call's method and, for tools/call,
@@ -32,11 +36,20 @@ type RequestChecks struct {
 	StepUp func(r *http.Request, method, tool string) (challenge string, refused bool)
 }
 
+// A SessionRefusal is why an initialize opens no session: its HTTP status,
+// the seconds a client should wait before it tries again, and the message
+// of the JSON-RPC error that answers it.
+type SessionRefusal struct {
+	Status     int
+	RetryAfter int
+	Message    string
+}
+
 // CheckRequests returns a handler that reads and checks the body of each
 // POST before next sees it: it reads the body within BodyTimeout and up to
 // MaxBody bytes, refuses what the pre-reader refuses (jsonrpc.go) with 400
-// and a JSON-RPC error, refuses a new session past the cap and new work
-// while draining with 503, and answers a call next does not handle with
+// and a JSON-RPC error, refuses a new session OpenSession refuses and new
+// work while draining, and answers a call next does not handle with
 // JSON-RPC -32601 where go-sdk sends a plain-text 400.
 func CheckRequests(next http.Handler, opts RequestChecks) http.Handler {
 	return &checkRequests{next: next, opts: opts}
@@ -90,16 +103,20 @@ func (c *checkRequests) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSONRPC(w, http.StatusServiceUnavailable, (&refusal{id: call.rawID, code: jsonrpc.CodeInternalError, message: msg}).response())
 		return
 	}
-	if call != nil && c.overSessionCap(r, call) {
-		w.Header().Set("Retry-After", "60")
-		writeJSONRPC(w, http.StatusServiceUnavailable, (&refusal{id: call.rawID, code: jsonrpc.CodeInternalError,
-			message: fmt.Sprintf("too many sessions: this server holds at most %d open at once (--max-sessions); "+
-				"retry later, or end an idle session", c.opts.MaxSessions)}).response())
-		return
-	}
 	if call == nil {
 		c.next.ServeHTTP(w, r)
 		return
+	}
+	if c.opensSession(r, call) {
+		opened, refused := c.opts.OpenSession(r)
+		if refused != nil {
+			w.Header().Set("Retry-After", strconv.Itoa(refused.RetryAfter))
+			writeJSONRPC(w, refused.Status, (&refusal{id: call.rawID, code: jsonrpc.CodeInternalError, message: refused.Message}).response())
+			return
+		}
+		ow := &openedWriter{ResponseWriter: w, opened: opened}
+		defer ow.open() // no answer started: none opened
+		w = ow
 	}
 	// go-sdk answers a method it does not have, in a 2025-era request,
 	// with a plain-text 400 that clients cannot read as an answer.
@@ -157,11 +174,11 @@ func (c *checkRequests) readBody(w http.ResponseWriter, r *http.Request) ([]byte
 	return body, nil
 }
 
-// overSessionCap reports whether call would open a session past the cap: an
-// initialize of a 2025-era client served with sessions.
-func (c *checkRequests) overSessionCap(r *http.Request, call *incoming) bool {
-	return c.opts.Sessions != nil && call.method == "initialize" && r.Header.Get("Mcp-Session-Id") == "" &&
-		!Modern(r.Header.Get("Mcp-Protocol-Version")) && c.opts.Sessions() >= c.opts.MaxSessions
+// opensSession reports whether call would open a session: an initialize of
+// a 2025-era client served with sessions.
+func (c *checkRequests) opensSession(r *http.Request, call *incoming) bool {
+	return c.opts.OpenSession != nil && call.method == "initialize" && r.Header.Get("Mcp-Session-Id") == "" &&
+		!Modern(r.Header.Get("Mcp-Protocol-Version"))
 }
 
 func writeJSONRPC(w http.ResponseWriter, status int, body []byte) {
@@ -227,3 +244,35 @@ func (w *notHandledWriter) Flush() {
 		_ = http.NewResponseController(w.ResponseWriter).Flush()
 	}
 }
+
+// openedWriter tells, once, the session id of an initialize's answer as the
+// answer starts (RequestChecks.OpenSession).
+type openedWriter struct {
+	http.ResponseWriter
+	opened func(sessionID string)
+}
+
+func (w *openedWriter) open() {
+	if w.opened != nil {
+		w.opened(w.Header().Get("Mcp-Session-Id"))
+		w.opened = nil
+	}
+}
+
+func (w *openedWriter) WriteHeader(status int) {
+	w.open()
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *openedWriter) Write(p []byte) (int, error) {
+	w.open()
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *openedWriter) Flush() {
+	w.open()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *openedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
