@@ -350,6 +350,10 @@ type Result struct {
 	Failure error `json:"-"`
 	// Module is the module version that served the call.
 	Module Module `json:"-"`
+	// Views names the policy's views the caller matched, comma-separated
+	// in the file's order (policy.Sight.Views); "" without views. The
+	// policy bounds them, so they may label a metric.
+	Views string `json:"-"`
 }
 
 // Causes of a Result's Failure, for errors.Is. A failure of another kind (a
@@ -402,6 +406,9 @@ func (h *Host) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	}
 	if errors.Is(err, ErrInsufficientScope) {
 		return nil, fmt.Errorf("call %s: %w", req.Tool, err)
+	}
+	if res != nil {
+		res.Views = sight.Views()
 	}
 	return res, err
 }

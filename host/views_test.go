@@ -71,18 +71,23 @@ func TestViewsAndSurface(t *testing.T) {
 		who        *host.Principal
 		want       error
 		scopes     []string
+		views      string // the result's, of a call that ran
 	}{
-		{"visible", "ax", alice, nil, nil},
-		{"denied is unknown", "y", alice, host.ErrUnknownTool, nil},
-		{"another view's is unknown", "b_x", alice, host.ErrUnknownTool, nil},
-		{"the guest's own name is unknown", "x", alice, host.ErrUnknownTool, nil},
-		{"step-up", "b_z", ops, host.ErrInsufficientScope, []string{"ops:write"}},
-		{"with the scope", "b_z", opsWrite, nil, nil},
+		{"visible", "ax", alice, nil, nil, "alice"},
+		{"denied is unknown", "y", alice, host.ErrUnknownTool, nil, ""},
+		{"another view's is unknown", "b_x", alice, host.ErrUnknownTool, nil, ""},
+		{"the guest's own name is unknown", "x", alice, host.ErrUnknownTool, nil, ""},
+		{"step-up", "b_z", ops, host.ErrInsufficientScope, []string{"ops:write"}, ""},
+		{"with the scope", "b_z", opsWrite, nil, nil, "ops"},
+		{"in two views", "b_x", &host.Principal{Subject: "me", Scopes: []string{"ops"}}, nil, nil, "alice,ops"},
 	} {
 		t.Run("call/"+tc.name, func(t *testing.T) {
 			res, err := h.Call(ctx, host.CallRequest{Tool: tc.tool, Principal: tc.who})
 			if !errors.Is(err, tc.want) || (err == nil && res.IsError) {
 				t.Fatalf("Call = %+v, %v; want %v", res, err, tc.want)
+			}
+			if err == nil && res.Views != tc.views {
+				t.Errorf("Views = %q, want %q", res.Views, tc.views)
 			}
 			if se, ok := errors.AsType[*host.ScopeError](err); ok && !slices.Equal(se.Scopes, tc.scopes) {
 				t.Errorf("scopes %q, want %q", se.Scopes, tc.scopes)

@@ -351,7 +351,7 @@ func (a *Adapter) handle(ctx context.Context, req *mcp.CallToolRequest, stateles
 	if err != nil {
 		return nil, fmt.Errorf("call %s: %w", name, err)
 	}
-	rec.module = res.Module
+	rec.module, rec.views = res.Module, res.Views
 	if rs != nil && errors.Is(res.Failure, host.ErrInputRequired) {
 		out, asked := rs.result()
 		if asked {

@@ -36,6 +36,7 @@ type callRecord struct {
 	session, tool string
 	principal     *host.Principal // who called
 	module        host.Module     // the module version that served it, once the host resolved the tool
+	views         string          // the policy views the principal matched, once the host ran the call
 	args          json.RawMessage
 	start         time.Time
 	outcome       string // set when decided before the host ran; else derived from the result

@@ -17,7 +17,8 @@ const meterScope = "github.com/wasmcp/wasmcp/internal/mcpadapter"
 var operationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
 // Attributes of mcp.server.operation.duration: the MCP conventions' own,
-// and the plugin that served the call.
+// the plugin that served the call and the policy views its principal
+// matched (the policy bounds them, where subjects are unbounded).
 var (
 	methodToolsCall = attribute.String("mcp.method.name", "tools/call")
 	executeTool     = attribute.String("gen_ai.operation.name", "execute_tool")
@@ -27,6 +28,7 @@ const (
 	toolNameKey  = attribute.Key("gen_ai.tool.name")
 	errorTypeKey = attribute.Key("error.type")
 	pluginKey    = attribute.Key("wasmcp.plugin")
+	viewsKey     = attribute.Key("wasmcp.views")
 )
 
 // meters are the adapter's instruments.
@@ -91,10 +93,13 @@ func (ms *meters) recordOffer(ctx context.Context, method, plugin, outcome strin
 }
 
 func (ms *meters) recordCall(ctx context.Context, r *callRecord, outcome string, took time.Duration) {
-	attrs := make([]attribute.KeyValue, 0, 5)
+	attrs := make([]attribute.KeyValue, 0, 6)
 	attrs = append(attrs, methodToolsCall, executeTool, toolNameKey.String(r.tool))
 	if r.module.Plugin != "" {
 		attrs = append(attrs, pluginKey.String(r.module.Plugin))
+	}
+	if r.views != "" {
+		attrs = append(attrs, viewsKey.String(r.views))
 	}
 	if outcome != outcomeOK && outcome != outcomeInputRequired {
 		attrs = append(attrs, errorTypeKey.String(outcome))

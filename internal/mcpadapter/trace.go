@@ -48,13 +48,34 @@ func (a *Adapter) startSpan(ctx context.Context, req *mcp.CallToolRequest) (cont
 		trace.WithAttributes(methodToolsCall, executeTool, toolNameKey.String(req.Params.Name)))
 }
 
-// endSpan ends the span of a call with what its measurement says.
+// Attributes of a call's span that name its principal: its subject, as
+// OpenTelemetry names an end user, and the OAuth client acting for it.
+const (
+	subjectKey = attribute.Key("enduser.id")
+	clientKey  = attribute.Key("wasmcp.client_id")
+)
+
+// endSpan ends the span of a call with what its measurement says, and who
+// made it (never the token).
 func endSpan(span trace.Span, r *callRecord, outcome string) {
+	if !span.IsRecording() { // no tracer: attributes would be dropped
+		span.End()
+		return
+	}
 	if r.module.Plugin != "" {
 		span.SetAttributes(pluginKey.String(r.module.Plugin), attribute.String("wasmcp.sha256", r.module.SHA256))
 	}
 	if r.session != "" {
 		span.SetAttributes(attribute.String("mcp.session.id", r.session))
+	}
+	if p := r.principal; p != nil {
+		span.SetAttributes(subjectKey.String(p.Subject))
+		if p.ClientID != "" {
+			span.SetAttributes(clientKey.String(p.ClientID))
+		}
+	}
+	if r.views != "" {
+		span.SetAttributes(viewsKey.String(r.views))
 	}
 	if outcome != outcomeOK && outcome != outcomeInputRequired {
 		span.SetAttributes(errorTypeKey.String(outcome))
