@@ -274,7 +274,7 @@ func (a *Adapter) complete(ctx context.Context, req mcp.Request, principal *host
 func (a *Adapter) offerRequest(req mcp.Request, principal *host.Principal) host.Request {
 	r := host.Request{Caller: sessionOf(req), Principal: principal}
 	if p := tokenPrincipal(req.GetExtra()); p != nil {
-		r.Caller = p.Key() // a principal's sessions share its rate
+		r.Caller = limitKey(p.Issuer, p.Subject, p.ClientID) // a principal's sessions share its limits
 	}
 	return r
 }
