@@ -30,7 +30,7 @@ WAT2WASM ?= wat2wasm
 CARGO_REGISTRY := /usr/share/cargo/registry
 
 C_SDK := sdk-guest/c
-C_SDK_SRC := $(C_SDK)/wasmcp.c $(C_SDK)/read.c $(C_SDK)/write.c $(C_SDK)/http.c
+C_SDK_SRC := $(addprefix $(C_SDK)/,wasmcp.c read.c write.c http.c resources.c prompts.c uritemplate.c)
 C_FLAGS := --target=wasm32-wasi -mexec-model=reactor --sysroot=$(WASI_SYSROOT) -Os -std=c11 \
 	-Wall -Wextra -Werror -Wl,--strip-all
 
@@ -144,7 +144,7 @@ guest-packages:
 guest-test: guest-toolchains
 	@echo "  test     C SDK (native, sanitizers)"
 	@mkdir -p build
-	@for t in sdk_test http_test; do \
+	@for t in sdk_test http_test resources_test; do \
 		$(CLANG) -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 			-I$(C_SDK) -o build/c-$$t $(C_SDK)/sdktest/testdata/$$t.c $(C_SDK_SRC) -lm && ./build/c-$$t || exit 1; \
 	done

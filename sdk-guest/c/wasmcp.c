@@ -175,10 +175,10 @@ static const char *concat(const char *format, va_list ap) {
     return out;
 }
 
-/* vformat formats into call memory. A format of text and %s alone, as most
+/* wasmcp_vformat_ formats into call memory. A format of text and %s alone, as most
  * log lines and results are, is put together without printf: printf's code
  * is the largest a small tool runs in a call, and a call finds it cold. */
-static const char *vformat(const char *format, va_list ap) {
+const char *wasmcp_vformat_(const char *format, va_list ap) {
     if (only_strings(format)) {
         const char *s = concat(format, ap);
         return s ? s : "(out of memory formatting a message)";
@@ -199,11 +199,10 @@ static const char *vformat(const char *format, va_list ap) {
     return s ? s : "(out of memory formatting a message)";
 }
 
-static const char *formatf(const char *format, ...) __attribute__((format(printf, 1, 2)));
-static const char *formatf(const char *format, ...) {
+const char *wasmcp_formatf_(const char *format, ...) {
     va_list ap;
     va_start(ap, format);
-    const char *s = vformat(format, ap);
+    const char *s = wasmcp_vformat_(format, ap);
     va_end(ap);
     return s;
 }
@@ -233,7 +232,7 @@ void wasmcp_log(wasmcp_log_level level, const char *msg) {
 void wasmcp_logf(wasmcp_log_level level, const char *format, ...) {
     va_list ap;
     va_start(ap, format);
-    wasmcp_log(level, vformat(format, ap));
+    wasmcp_log(level, wasmcp_vformat_(format, ap));
     va_end(ap);
 }
 
@@ -245,112 +244,124 @@ struct wasmcp_result {
     bool is_error;
 };
 
-static void block_begin(wasmcp_result *res, const char *type) {
-    wasmcp_w_object_begin(&res->content);
-    wasmcp_w_key(&res->content, "type");
-    wasmcp_w_string(&res->content, type);
+/* The content blocks are written by functions of a writer, so that a
+ * prompt's messages (prompts.c) hold the same blocks as a result. */
+
+static void block_begin(wasmcp_writer *w, const char *type) {
+    wasmcp_w_object_begin(w);
+    wasmcp_w_key(w, "type");
+    wasmcp_w_string(w, type);
 }
 
-static void field(wasmcp_result *res, const char *key, const char *value) {
-    wasmcp_w_key(&res->content, key);
-    wasmcp_w_string(&res->content, value);
+static void field(wasmcp_writer *w, const char *key, const char *value) {
+    wasmcp_w_key(w, key);
+    wasmcp_w_string(w, value);
 }
 
-void wasmcp_result_text(wasmcp_result *res, const char *text) {
-    block_begin(res, "text");
-    field(res, "text", text);
-    wasmcp_w_object_end(&res->content);
+static void optional(wasmcp_writer *w, const char *key, const char *value) {
+    if (value) field(w, key, value);
 }
+
+void wasmcp_block_text_(wasmcp_writer *w, const char *text) {
+    block_begin(w, "text");
+    field(w, "text", text);
+    wasmcp_w_object_end(w);
+}
+
+void wasmcp_block_media_(wasmcp_writer *w, const char *type, const char *base64, const char *mime_type) {
+    if (!base64) {
+        wasmcp_writer_fail_(w, "out of memory encoding base64");
+        return;
+    }
+    if (!*base64 || !mime_type || !*mime_type) {
+        wasmcp_writer_fail_(w, "an image or audio block needs data and a MIME type");
+        return;
+    }
+    block_begin(w, type);
+    field(w, "data", base64);
+    field(w, "mimeType", mime_type);
+    wasmcp_w_object_end(w);
+}
+
+void wasmcp_block_resource_link_(wasmcp_writer *w, const wasmcp_resource_link *link) {
+    if (!link || !link->uri || !*link->uri || !link->name || !*link->name) {
+        wasmcp_writer_fail_(w, "a resource_link block needs a uri and a name");
+        return;
+    }
+    block_begin(w, "resource_link");
+    field(w, "uri", link->uri);
+    field(w, "name", link->name);
+    optional(w, "title", link->title);
+    optional(w, "description", link->description);
+    optional(w, "mimeType", link->mime_type);
+    if (link->size) {
+        wasmcp_w_key(w, "size");
+        wasmcp_w_int(w, link->size);
+    }
+    wasmcp_w_object_end(w);
+}
+
+void wasmcp_block_embedded_(wasmcp_writer *w, const char *uri, const char *mime_type, const char *key,
+                            const char *value) {
+    if (!uri || !*uri || !value) {
+        wasmcp_writer_fail_(w, value ? "an embedded resource needs a uri" : "out of memory");
+        return;
+    }
+    block_begin(w, "resource");
+    wasmcp_w_key(w, "resource");
+    wasmcp_w_object_begin(w);
+    field(w, "uri", uri);
+    optional(w, "mimeType", mime_type);
+    field(w, key, value);
+    wasmcp_w_object_end(w);
+    wasmcp_w_object_end(w);
+}
+
+void wasmcp_block_json_(wasmcp_writer *w, const char *json) {
+    wasmcp_json v = wasmcp_json_parse(json, json ? strlen(json) : 0);
+    if (wasmcp_json_kind_of(v) != WASMCP_JSON_OBJECT ||
+        wasmcp_json_kind_of(wasmcp_json_get(v, "type")) != WASMCP_JSON_STRING) {
+        wasmcp_writer_fail_(w, "a content block must be a JSON object with a \"type\"");
+        return;
+    }
+    wasmcp_w_raw(w, v.ptr, v.len);
+}
+
+void wasmcp_result_text(wasmcp_result *res, const char *text) { wasmcp_block_text_(&res->content, text); }
 
 void wasmcp_result_textf(wasmcp_result *res, const char *format, ...) {
     va_list ap;
     va_start(ap, format);
-    wasmcp_result_text(res, vformat(format, ap));
+    wasmcp_result_text(res, wasmcp_vformat_(format, ap));
     va_end(ap);
 }
 
-static void media(wasmcp_result *res, const char *type, const char *base64, const char *mime_type) {
-    if (!base64) {
-        wasmcp_writer_fail_(&res->content, "out of memory encoding base64");
-        return;
-    }
-    if (!*base64 || !mime_type || !*mime_type) {
-        wasmcp_writer_fail_(&res->content, "an image or audio block needs data and a MIME type");
-        return;
-    }
-    block_begin(res, type);
-    field(res, "data", base64);
-    field(res, "mimeType", mime_type);
-    wasmcp_w_object_end(&res->content);
-}
-
 void wasmcp_result_image(wasmcp_result *res, const void *data, size_t len, const char *mime_type) {
-    media(res, "image", wasmcp_base64(data, len), mime_type);
+    wasmcp_block_media_(&res->content, "image", wasmcp_base64(data, len), mime_type);
 }
 
 void wasmcp_result_image_base64(wasmcp_result *res, const char *base64, const char *mime_type) {
-    media(res, "image", base64, mime_type);
+    wasmcp_block_media_(&res->content, "image", base64, mime_type);
 }
 
 void wasmcp_result_audio(wasmcp_result *res, const void *data, size_t len, const char *mime_type) {
-    media(res, "audio", wasmcp_base64(data, len), mime_type);
-}
-
-static void optional(wasmcp_result *res, const char *key, const char *value) {
-    if (value) field(res, key, value);
+    wasmcp_block_media_(&res->content, "audio", wasmcp_base64(data, len), mime_type);
 }
 
 void wasmcp_result_resource_link(wasmcp_result *res, const wasmcp_resource_link *link) {
-    if (!link || !link->uri || !*link->uri || !link->name || !*link->name) {
-        wasmcp_writer_fail_(&res->content, "a resource_link block needs a uri and a name");
-        return;
-    }
-    block_begin(res, "resource_link");
-    field(res, "uri", link->uri);
-    field(res, "name", link->name);
-    optional(res, "title", link->title);
-    optional(res, "description", link->description);
-    optional(res, "mimeType", link->mime_type);
-    if (link->size) {
-        wasmcp_w_key(&res->content, "size");
-        wasmcp_w_int(&res->content, link->size);
-    }
-    wasmcp_w_object_end(&res->content);
-}
-
-static void embedded(wasmcp_result *res, const char *uri, const char *mime_type, const char *key, const char *value) {
-    if (!uri || !*uri || !value) {
-        wasmcp_writer_fail_(&res->content, value ? "an embedded resource needs a uri" : "out of memory");
-        return;
-    }
-    block_begin(res, "resource");
-    wasmcp_w_key(&res->content, "resource");
-    wasmcp_w_object_begin(&res->content);
-    field(res, "uri", uri);
-    optional(res, "mimeType", mime_type);
-    field(res, key, value);
-    wasmcp_w_object_end(&res->content);
-    wasmcp_w_object_end(&res->content);
+    wasmcp_block_resource_link_(&res->content, link);
 }
 
 void wasmcp_result_embedded_text(wasmcp_result *res, const char *uri, const char *mime_type, const char *text) {
-    embedded(res, uri, mime_type, "text", text);
+    wasmcp_block_embedded_(&res->content, uri, mime_type, "text", text);
 }
 
 void wasmcp_result_embedded_blob(wasmcp_result *res, const char *uri, const char *mime_type, const void *data,
                                  size_t len) {
-    embedded(res, uri, mime_type, "blob", wasmcp_base64(data, len));
+    wasmcp_block_embedded_(&res->content, uri, mime_type, "blob", wasmcp_base64(data, len));
 }
 
-void wasmcp_result_content(wasmcp_result *res, const char *json) {
-    wasmcp_json v = wasmcp_json_parse(json, json ? strlen(json) : 0);
-    if (wasmcp_json_kind_of(v) != WASMCP_JSON_OBJECT ||
-        wasmcp_json_kind_of(wasmcp_json_get(v, "type")) != WASMCP_JSON_STRING) {
-        wasmcp_writer_fail_(&res->content, "a content block must be a JSON object with a \"type\"");
-        return;
-    }
-    wasmcp_w_raw(&res->content, v.ptr, v.len);
-}
+void wasmcp_result_content(wasmcp_result *res, const char *json) { wasmcp_block_json_(&res->content, json); }
 
 wasmcp_writer *wasmcp_result_structured(wasmcp_result *res) {
     if (!res->structured && !(res->structured = wasmcp_writer_new())) {
@@ -369,7 +380,7 @@ void wasmcp_result_error(wasmcp_result *res, const char *msg) {
 void wasmcp_result_errorf(wasmcp_result *res, const char *format, ...) {
     va_list ap;
     va_start(ap, format);
-    wasmcp_result_error(res, vformat(format, ap));
+    wasmcp_result_error(res, wasmcp_vformat_(format, ap));
     va_end(ap);
 }
 
@@ -397,9 +408,28 @@ static const char *error_doc(const char *msg, size_t *len) {
     return oom;
 }
 
+const char *wasmcp_error_doc_(int code, const char *msg, size_t *len) {
+    wasmcp_writer w;
+    wasmcp_writer_init_(&w);
+    wasmcp_w_object_begin(&w);
+    wasmcp_w_key(&w, "error");
+    wasmcp_w_object_begin(&w);
+    wasmcp_w_key(&w, "code");
+    wasmcp_w_int(&w, code);
+    wasmcp_w_key(&w, "message");
+    wasmcp_w_string(&w, msg);
+    wasmcp_w_object_end(&w);
+    wasmcp_w_object_end(&w);
+    const char *doc = wasmcp_writer_json(&w, len);
+    if (doc) return doc;
+    static const char oom[] = "{\"error\":{\"code\":-32603,\"message\":\"out of memory\"}}";
+    *len = sizeof oom - 1;
+    return oom;
+}
+
 /* invalid formats the message of a result the handler got wrong. */
 static const char *invalid(const char *tool, const char *part, const char *why) {
-    return formatf("tool %s returned an invalid result: %s: %s", tool, part, why);
+    return wasmcp_formatf_("tool %s returned an invalid result: %s: %s", tool, part, why);
 }
 
 /* finish turns a filled result into its document, or into a tool error
@@ -439,7 +469,7 @@ static size_t ntools;
  * definitions at all, and the host refuses it with the logged reason. */
 static bool refused;
 
-static bool valid_name(const char *name) {
+bool wasmcp_valid_name_(const char *name) {
     size_t n = 0;
     for (; name[n]; n++) {
         char c = name[n];
@@ -450,11 +480,13 @@ static bool valid_name(const char *name) {
     return n >= 1 && n <= WASMCP_MAX_TOOL_NAME_LEN;
 }
 
-static bool refuse(const char *name, const char *why) {
+bool wasmcp_refuse_(const char *function, const char *kind, const char *name, const char *why) {
     refused = true;
-    wasmcp_logf(WASMCP_LOG_CRITICAL, "wasmcp_add_tool: tool \"%s\": %s", name ? name : "(null)", why);
+    wasmcp_logf(WASMCP_LOG_CRITICAL, "%s: %s \"%s\": %s", function, kind, name ? name : "(null)", why);
     return false;
 }
+
+static bool refuse(const char *name, const char *why) { return wasmcp_refuse_("wasmcp_add_tool", "tool", name, why); }
 
 /* object_schema reports whether s is a JSON object, and for an input schema
  * whether its "type" is "object", as MCP requires. */
@@ -466,7 +498,7 @@ static bool object_schema(const char *s, bool input) {
 }
 
 bool wasmcp_add_tool(const wasmcp_tool *t) {
-    if (!t || !t->name || !valid_name(t->name))
+    if (!t || !t->name || !wasmcp_valid_name_(t->name))
         return refuse(t ? t->name : NULL, "a name must be 1 to 128 characters of [A-Za-z0-9_.-]");
     for (size_t i = 0; i < ntools; i++)
         if (strcmp(tools[i].name, t->name) == 0) return refuse(t->name, "registered twice");
@@ -575,7 +607,9 @@ static void write_permissions(wasmcp_writer *w) {
     wasmcp_w_object_end(w);
 }
 
-static char *describe_doc; /* built once; tools and permissions never change after init */
+wasmcp_offers wasmcp_offers_;
+
+static char *describe_doc; /* built once; definitions and permissions never change after init */
 static size_t describe_len;
 
 const char *wasmcp_describe_json(size_t *len) {
@@ -606,6 +640,7 @@ const char *wasmcp_describe_json(size_t *len) {
         wasmcp_w_object_end(&w);
     }
     wasmcp_w_array_end(&w);
+    if (wasmcp_offers_.describe) wasmcp_offers_.describe(&w);
     write_permissions(&w);
     wasmcp_w_object_end(&w);
     size_t n;
@@ -628,10 +663,10 @@ const char *wasmcp_dispatch(const char *name, size_t name_len, const char *args,
     const wasmcp_tool *t = NULL;
     for (size_t i = 0; i < ntools && !t; i++)
         if (strlen(tools[i].name) == name_len && memcmp(tools[i].name, name, name_len) == 0) t = &tools[i];
-    if (!t) return error_doc(formatf("unknown tool \"%.*s\"", (int)name_len, name), len);
+    if (!t) return error_doc(wasmcp_formatf_("unknown tool \"%.*s\"", (int)name_len, name), len);
     wasmcp_json a = args_len ? wasmcp_json_parse(args, args_len) : wasmcp_json_parse("{}", 2);
     if (wasmcp_json_kind_of(a) != WASMCP_JSON_OBJECT)
-        return error_doc(formatf("invalid arguments for tool %s: not a JSON object", t->name), len);
+        return error_doc(wasmcp_formatf_("invalid arguments for tool %s: not a JSON object", t->name), len);
     wasmcp_result res = {.structured = NULL, .is_error = false};
     wasmcp_writer_init_(&res.content);
     wasmcp_w_object_begin(&res.content);
@@ -676,16 +711,38 @@ __attribute__((export_name("wasmcp_describe"))) uint64_t wasmcp_export_describe(
     return doc ? pack(doc, n) : 0;
 }
 
+bool wasmcp_in_input_(const char *name, size_t name_len, const char *args, size_t args_len) {
+    return input && name == input && args == name + name_len && name_len <= input_len &&
+           args_len <= input_len - name_len;
+}
+
 __attribute__((export_name("wasmcp_call"))) uint64_t wasmcp_export_call(const char *name, size_t name_len,
                                                                         const char *args, size_t args_len) {
     size_t n;
     const char *doc;
-    /* Only the region from wasmcp_alloc is known to be ours (ABI.md §3). */
-    if (!input || name != input || args != name + name_len || name_len > input_len || args_len > input_len - name_len)
+    if (!wasmcp_in_input_(name, name_len, args, args_len))
         doc = error_doc("wasmcp_call: name and arguments are not in the region returned by wasmcp_alloc", &n);
     else
         doc = wasmcp_dispatch(name, name_len, args, args_len, &n);
     return pack(doc, n);
+}
+
+/* The exports of resources and prompts answer through wasmcp_offers_, set
+ * once a definition is registered. A host calls each only for a module
+ * whose Describe document lists what it serves (ABI.md §2): before, 0 says
+ * there is no document to give. */
+
+__attribute__((export_name("wasmcp_read"))) uint64_t wasmcp_export_read(const char *uri, size_t len) {
+    return wasmcp_offers_.read ? wasmcp_offers_.read(uri, len) : 0;
+}
+
+__attribute__((export_name("wasmcp_prompt"))) uint64_t wasmcp_export_prompt(const char *name, size_t name_len,
+                                                                            const char *args, size_t args_len) {
+    return wasmcp_offers_.prompt ? wasmcp_offers_.prompt(name, name_len, args, args_len) : 0;
+}
+
+__attribute__((export_name("wasmcp_complete"))) uint64_t wasmcp_export_complete(const char *req, size_t len) {
+    return wasmcp_offers_.complete ? wasmcp_offers_.complete(req, len) : 0;
 }
 
 #endif /* __wasm__ */

@@ -2,8 +2,9 @@
  * wasmcp.h - the C SDK for writing wasmcp tools.
  *
  * A tool module is one C file that registers its tools from a constructor and
- * is linked with the SDK's sources (wasmcp.c, read.c, write.c, and http.c
- * for wasmcp_http) into a WASI reactor:
+ * is linked with the SDK's sources (wasmcp.c, read.c, write.c, http.c for
+ * wasmcp_http, resources.c, prompts.c and uritemplate.c for resources and
+ * prompts) into a WASI reactor:
  *
  *     #include "wasmcp.h"
  *
@@ -22,13 +23,15 @@
  *     }
  *
  *     clang --target=wasm32-wasi -mexec-model=reactor --sysroot=/usr -Os \
- *         -Wl,--strip-all -o echo.wasm echo.c wasmcp.c read.c write.c http.c
+ *         -Wl,--strip-all -o echo.wasm echo.c wasmcp.c read.c write.c http.c \
+ *         resources.c prompts.c uritemplate.c
  *
  * The SDK implements the exports and imports of the wasmcp guest ABI
  * (abi/ABI.md): a tool author never sees a pointer the host passed or the
  * packing of a result. It also provides what C lacks for the job: a reader
  * for the arguments JSON, a JSON writer, base64 for images, logging, the
- * module's request for permissions, and HTTP requests through the host.
+ * module's request for permissions, HTTP requests through the host, and
+ * the matching of URIs to RFC 6570 templates for resource templates.
  *
  * Memory. Everything the SDK hands a handler (decoded strings, writers, the
  * result) lives until the handler's call is over; the SDK frees it when the
@@ -54,12 +57,19 @@ extern "C" {
 #define WASMCP_ABI_VERSION 1
 
 /* Limits of ABI v1, the same numbers as package abi. */
-#define WASMCP_MAX_TOOL_NAME_LEN 128
-#define WASMCP_MAX_TOOLS         1024
-#define WASMCP_MAX_LOG_SIZE      (64 << 10)
+#define WASMCP_MAX_TOOL_NAME_LEN      128
+#define WASMCP_MAX_TOOLS              1024
+#define WASMCP_MAX_LOG_SIZE           (64 << 10)
+#define WASMCP_MAX_RESOURCES          1024
+#define WASMCP_MAX_RESOURCE_TEMPLATES 256
+#define WASMCP_MAX_PROMPTS            1024
+#define WASMCP_MAX_URI_LEN            2048
+#define WASMCP_MAX_PROMPT_ARGUMENTS   64
+#define WASMCP_MAX_COMPLETION_VALUES  100
 
 /* Runs the block that follows once per instance, before the host asks for
- * the tool definitions: the place to call wasmcp_add_tool. */
+ * the definitions: the place to call wasmcp_add_tool, wasmcp_add_resource,
+ * wasmcp_add_resource_template and wasmcp_add_prompt. */
 #define WASMCP_INIT __attribute__((constructor)) static void wasmcp_init_tools_(void)
 
 /* ------------------------------------------------------------------------
@@ -264,6 +274,161 @@ typedef struct wasmcp_tool {
 bool wasmcp_add_tool(const wasmcp_tool *tool);
 
 /* ------------------------------------------------------------------------
+ * Resources, resource templates, prompts and completion (resources.c,
+ * prompts.c, uritemplate.c; ABI.md section 4, "Resources and prompts")
+ *
+ * A module of tools alone links none of this: the exports wasmcp_read,
+ * wasmcp_prompt and wasmcp_complete reach it only once a definition is
+ * registered.
+ * ------------------------------------------------------------------------ */
+
+/* JSON-RPC error codes a read, prompt or completion handler may give; the
+ * host sends any other as WASMCP_ERROR_INTERNAL. */
+#define WASMCP_ERROR_NOT_FOUND      (-32002) /* resource not found */
+#define WASMCP_ERROR_INVALID_PARAMS (-32602) /* a bad argument, an unknown prompt */
+#define WASMCP_ERROR_INTERNAL       (-32603)
+
+/* The contents a read handler fills: one item or more, each text or binary.
+ * Like a result, it lives in call memory. */
+typedef struct wasmcp_read_result wasmcp_read_result;
+
+/* wasmcp_read_text adds the text contents of the URI read, with the MIME
+ * type of its definition; wasmcp_read_blob adds binary contents (base64
+ * encoded here). */
+void wasmcp_read_text(wasmcp_read_result *res, const char *text);
+void wasmcp_read_textf(wasmcp_read_result *res, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void wasmcp_read_blob(wasmcp_read_result *res, const void *data, size_t len);
+/* wasmcp_read_contents_text and _blob add an item of another URI (the
+ * parts of a resource, say); mime_type may be NULL. */
+void wasmcp_read_contents_text(wasmcp_read_result *res, const char *uri, const char *mime_type, const char *text);
+void wasmcp_read_contents_blob(wasmcp_read_result *res, const char *uri, const char *mime_type, const void *data,
+                               size_t len);
+/* wasmcp_read_error makes the read fail with a JSON-RPC error (code
+ * WASMCP_ERROR_NOT_FOUND, say) instead of contents. */
+void wasmcp_read_error(wasmcp_read_result *res, int code, const char *msg);
+void wasmcp_read_errorf(wasmcp_read_result *res, int code, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A read handler gets the URI read and, for a template, its variables: an
+ * object of strings, percent-decoded, holding the variables the URI gives
+ * ({} for a resource). */
+typedef void (*wasmcp_read_handler)(const char *uri, wasmcp_json vars, wasmcp_read_result *res);
+
+/* The values a completion handler suggests. */
+typedef struct wasmcp_completion wasmcp_completion;
+
+/* wasmcp_complete_value adds one value; past WASMCP_MAX_COMPLETION_VALUES
+ * they are counted in has_more, not sent. */
+void wasmcp_complete_value(wasmcp_completion *c, const char *value);
+/* wasmcp_complete_total says how many values there are in all, when more
+ * exist than were added. */
+void wasmcp_complete_total(wasmcp_completion *c, long long total);
+void wasmcp_complete_error(wasmcp_completion *c, int code, const char *msg);
+
+/* A completion handler suggests values for argument (a prompt's argument,
+ * or a template's variable) whose user typed value so far; context holds
+ * the arguments already chosen, an object of strings ({} for none). */
+typedef void (*wasmcp_complete_handler)(const char *argument, const char *value, wasmcp_json context,
+                                        wasmcp_completion *c);
+
+/* A resource: one URI. Strings are copied by pointer, as a tool's are.
+ * With a handler, it makes the contents; without, text is the contents. */
+typedef struct wasmcp_resource {
+    const char *uri;         /* required: an absolute URI, scheme:..., no fragment, unique */
+    const char *name;        /* required: 1-256 bytes */
+    const char *title;       /* optional */
+    const char *description; /* optional */
+    const char *mime_type;   /* optional: type/subtype; "text/html;profile=mcp-app" for a ui:// view */
+    long long size;          /* optional: the size of the contents in bytes; 0: not said */
+    const char *annotations; /* optional MCP annotations as a JSON object */
+    const char *icons;       /* optional MCP icons as a JSON array */
+    const char *meta;        /* optional _meta as a JSON object */
+    const char *text;        /* the contents when there is no handler */
+    wasmcp_read_handler handler;
+} wasmcp_resource;
+
+/* A resource template: the URIs an RFC 6570 template matches (levels 1 to
+ * 3 and the prefix modifier: {var}, {+path}, {#frag}, {.ext}, {/seg},
+ * {;p}, {?q,lang}, {&more}, {var:3}; not the explode modifier *). The text
+ * before its first expression holds the scheme. */
+typedef struct wasmcp_resource_template {
+    const char *uri_template; /* required, such as "file:///{+path}"; unique */
+    const char *name;         /* required: 1-256 bytes */
+    const char *title;
+    const char *description;
+    const char *mime_type; /* the MIME type of what wasmcp_read_text and _blob add */
+    const char *annotations;
+    const char *icons;
+    const char *meta;
+    wasmcp_read_handler handler;      /* required */
+    wasmcp_complete_handler complete; /* optional: suggests values of its variables */
+} wasmcp_resource_template;
+
+/* wasmcp_add_resource and wasmcp_add_resource_template register a
+ * definition; call them from WASMCP_INIT. Like wasmcp_add_tool, they
+ * return false and log why for a definition the host would refuse, and
+ * the module then fails to load with that reason. */
+bool wasmcp_add_resource(const wasmcp_resource *r);
+bool wasmcp_add_resource_template(const wasmcp_resource_template *t);
+
+/* The role of a prompt message. */
+typedef enum wasmcp_role { WASMCP_ROLE_USER, WASMCP_ROLE_ASSISTANT } wasmcp_role;
+
+/* The messages a prompt handler fills, in call memory. Each function adds
+ * one message holding one content block, as the wasmcp_result_ function of
+ * the same name adds the block to a result. */
+typedef struct wasmcp_prompt_result wasmcp_prompt_result;
+
+void wasmcp_prompt_description(wasmcp_prompt_result *res, const char *description);
+void wasmcp_prompt_text(wasmcp_prompt_result *res, wasmcp_role role, const char *text);
+void wasmcp_prompt_textf(wasmcp_prompt_result *res, wasmcp_role role, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+void wasmcp_prompt_image(wasmcp_prompt_result *res, wasmcp_role role, const void *data, size_t len,
+                         const char *mime_type);
+void wasmcp_prompt_audio(wasmcp_prompt_result *res, wasmcp_role role, const void *data, size_t len,
+                         const char *mime_type);
+void wasmcp_prompt_resource_link(wasmcp_prompt_result *res, wasmcp_role role, const wasmcp_resource_link *link);
+void wasmcp_prompt_embedded_text(wasmcp_prompt_result *res, wasmcp_role role, const char *uri, const char *mime_type,
+                                 const char *text);
+void wasmcp_prompt_embedded_blob(wasmcp_prompt_result *res, wasmcp_role role, const char *uri, const char *mime_type,
+                                 const void *data, size_t len);
+void wasmcp_prompt_content(wasmcp_prompt_result *res, wasmcp_role role, const char *json);
+/* wasmcp_prompt_error makes the prompt fail with a JSON-RPC error instead
+ * of messages (WASMCP_ERROR_INVALID_PARAMS for an argument it cannot use). */
+void wasmcp_prompt_error(wasmcp_prompt_result *res, int code, const char *msg);
+void wasmcp_prompt_errorf(wasmcp_prompt_result *res, int code, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A prompt handler gets its arguments, an object of strings holding every
+ * required argument, and adds at least one message. */
+typedef void (*wasmcp_prompt_handler)(wasmcp_json args, wasmcp_prompt_result *res);
+
+/* One argument of a prompt; its value is a string. */
+typedef struct wasmcp_prompt_argument {
+    const char *name; /* required: 1-128 bytes, unique within the prompt */
+    const char *title;
+    const char *description;
+    bool required;
+} wasmcp_prompt_argument;
+
+typedef struct wasmcp_prompt {
+    const char *name; /* required: as a tool's name, unique among prompts */
+    const char *title;
+    const char *description;
+    /* Its arguments, ending with an entry whose name is NULL; copied, so a
+     * compound literal is fine. At most 64. */
+    const wasmcp_prompt_argument *arguments;
+    const char *icons;                /* optional MCP icons as a JSON array */
+    const char *meta;                 /* optional _meta as a JSON object */
+    wasmcp_prompt_handler handler;    /* required */
+    wasmcp_complete_handler complete; /* optional: suggests argument values */
+} wasmcp_prompt;
+
+/* wasmcp_add_prompt registers a prompt; call it from WASMCP_INIT. It
+ * refuses a definition as wasmcp_add_tool does. */
+bool wasmcp_add_prompt(const wasmcp_prompt *p);
+
+/* ------------------------------------------------------------------------
  * Permissions
  * ------------------------------------------------------------------------ */
 
@@ -401,6 +566,14 @@ const char *wasmcp_describe_json(size_t *len);
  * Result document, as the wasmcp_call export does. It stays valid until the
  * next dispatch. */
 const char *wasmcp_dispatch(const char *name, size_t name_len, const char *args, size_t args_len, size_t *len);
+
+/* wasmcp_dispatch_read, _prompt and _complete answer as the exports
+ * wasmcp_read, wasmcp_prompt and wasmcp_complete do: the Read, Prompt or
+ * Completion document, or an error document. Each stays valid until the
+ * next dispatch. */
+const char *wasmcp_dispatch_read(const char *uri, size_t uri_len, size_t *len);
+const char *wasmcp_dispatch_prompt(const char *name, size_t name_len, const char *args, size_t args_len, size_t *len);
+const char *wasmcp_dispatch_complete(const char *request, size_t request_len, size_t *len);
 
 /* wasmcp_call_memory returns n bytes of call memory (freed when the host
  * starts the next call), or NULL. */

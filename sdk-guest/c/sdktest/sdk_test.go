@@ -10,6 +10,7 @@ package sdktest
 import (
 	"github.com/wasmcp/wasmcp/internal/testenv"
 
+	"bytes"
 	"cmp"
 	"os"
 	"os/exec"
@@ -22,11 +23,13 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/sdk-guest/internal/httpcheck"
+	"github.com/wasmcp/wasmcp/sdk-guest/internal/resourcecheck"
 	"github.com/wasmcp/wasmcp/sdk-guest/internal/sourcecheck"
 )
 
 // sources are the SDK's files, the ones a tool module compiles.
-var sources = []string{"../wasmcp.c", "../read.c", "../write.c", "../http.c"}
+var sources = []string{"../wasmcp.c", "../read.c", "../write.c", "../http.c", "../resources.c", "../prompts.c",
+	"../uritemplate.c"}
 
 func read(t *testing.T, name string) string {
 	t.Helper()
@@ -66,9 +69,19 @@ func TestHeaderConstants(t *testing.T) {
 		"WASMCP_HTTP_INVALID":      int(abi.StatusInvalid),
 		"WASMCP_HTTP_TIMEOUT":      int(abi.StatusTimeout),
 		"WASMCP_HTTP_DENIED":       int(abi.StatusDenied),
+
+		"WASMCP_MAX_RESOURCES":          abi.MaxResources,
+		"WASMCP_MAX_RESOURCE_TEMPLATES": abi.MaxResourceTemplates,
+		"WASMCP_MAX_PROMPTS":            abi.MaxPrompts,
+		"WASMCP_MAX_URI_LEN":            abi.MaxURILen,
+		"WASMCP_MAX_PROMPT_ARGUMENTS":   abi.MaxPromptArguments,
+		"WASMCP_MAX_COMPLETION_VALUES":  abi.MaxCompletionValues,
+		"WASMCP_ERROR_NOT_FOUND":        abi.CodeResourceNotFound,
+		"WASMCP_ERROR_INVALID_PARAMS":   abi.CodeInvalidParams,
+		"WASMCP_ERROR_INTERNAL":         abi.CodeInternalError,
 	} {
 		t.Run(name, func(t *testing.T) {
-			m := regexp.MustCompile(`#define ` + name + `\s+\(?(\d+)(?: << (\d+))?\)?\s*(?:/\*.*\*/)?\n`).FindStringSubmatch(h)
+			m := regexp.MustCompile(`#define ` + name + `\s+\(?(-?\d+)(?: << (\d+))?\)?\s*(?:/\*.*\*/)?\n`).FindStringSubmatch(h)
 			if m == nil {
 				t.Errorf("%s: no #define of a number or a shifted number", name)
 				return
@@ -116,6 +129,10 @@ func compiler(t *testing.T) string {
 
 // TestUnit builds testdata/sdk_test.c natively and runs it.
 func TestUnit(t *testing.T) { runNative(t, "testdata/sdk_test.c") }
+
+// TestResourcesUnit builds testdata/resources_test.c, the resources,
+// templates, prompts and completion, natively and runs it.
+func TestResourcesUnit(t *testing.T) { runNative(t, "testdata/resources_test.c") }
 
 // TestHTTPUnit builds testdata/http_test.c, wasmcp_http against a stand-in
 // for the host, natively and runs it.
@@ -198,4 +215,32 @@ func TestHTTPImportedOnlyWhenUsed(t *testing.T) {
 // TestHTTP makes requests through the host with wasmcp_http.
 func TestHTTP(t *testing.T) {
 	httpcheck.Run(t, buildWasm(t, t.TempDir(), "chttp.wasm", "testdata/httpguest.c"))
+}
+
+// TestResources reads, gets prompts and completes through the exports of
+// a module built with the SDK.
+func TestResources(t *testing.T) {
+	resourcecheck.Run(t, buildWasm(t, t.TempDir(), "cresources.wasm", "testdata/resourceguest.c"))
+}
+
+// A module of tools alone links none of the code of resources and prompts,
+// which wasmcp_offers_enable_ alone reaches: its exports of the addition
+// answer 0.
+func TestResourcesLinkedOnlyWhenUsed(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		src  string
+		want bool
+	}{
+		{"../../../examples/c/examples.c", false},
+		{"testdata/resourceguest.c", true},
+	} {
+		wasm, err := os.ReadFile(buildWasm(t, dir, "m.wasm", c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(wasm, []byte("wasmcp_add_resource_template")); got != c.want {
+			t.Errorf("%s: holds the code of resources.c: %v, want %v", c.src, got, c.want)
+		}
+	}
 }
