@@ -8,6 +8,7 @@ package rust_test
 import (
 	"github.com/wasmcp/wasmcp/internal/testenv"
 
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/sdk-guest/internal/httpcheck"
+	"github.com/wasmcp/wasmcp/sdk-guest/internal/resourcecheck"
 	"github.com/wasmcp/wasmcp/sdk-guest/internal/sourcecheck"
 )
 
@@ -53,6 +55,13 @@ func TestConstants(t *testing.T) {
 		"MAX_TOOL_NAME_LEN": abi.MaxToolNameLen,
 		"MAX_TOOLS":         abi.MaxTools,
 		"MAX_LOG_SIZE":      abi.MaxLogSize,
+
+		"MAX_RESOURCES":          abi.MaxResources,
+		"MAX_RESOURCE_TEMPLATES": abi.MaxResourceTemplates,
+		"MAX_PROMPTS":            abi.MaxPrompts,
+		"MAX_URI_LEN":            abi.MaxURILen,
+		"MAX_PROMPT_ARGUMENTS":   abi.MaxPromptArguments,
+		"MAX_COMPLETION_VALUES":  abi.MaxCompletionValues,
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := regexp.MustCompile(`pub const ` + name + `: \w+ = (\d+)(?: << (\d+))?;`).FindStringSubmatch(lib)
@@ -86,6 +95,19 @@ func TestConstants(t *testing.T) {
 				t.Errorf("src/http.rs: %s = %d, want %d", name, got, want)
 			}
 		})
+	}
+	errs := read(t, "src/error.rs")
+	for name, want := range map[string]int{
+		"NOT_FOUND":      abi.CodeResourceNotFound,
+		"INVALID_PARAMS": abi.CodeInvalidParams,
+		"INTERNAL":       abi.CodeInternalError,
+	} {
+		m := regexp.MustCompile(`pub const ` + name + `: i32 = (-?\d+);`).FindStringSubmatch(errs)
+		if m == nil {
+			t.Errorf("src/error.rs: no const %s", name)
+		} else if got, _ := strconv.Atoi(m[1]); got != want {
+			t.Errorf("src/error.rs: %s = %d, want %d", name, got, want)
+		}
 	}
 	levels := regexp.MustCompile(`(?m)^\s+(\w+) = (\d+),$`).FindAllStringSubmatch(read(t, "src/log.rs"), -1)
 	if len(levels) != int(abi.LogEmergency)+1 {
@@ -173,4 +195,31 @@ func TestHTTPImportedOnlyWhenUsed(t *testing.T) {
 // TestHTTP makes requests through the host with wasmcp::http.
 func TestHTTP(t *testing.T) {
 	httpcheck.Run(t, buildWasm(t, "testdata/httpguest", "wasmcp_httpguest", "rusthttp.wasm"))
+}
+
+// TestResources reads, gets prompts and completes through the exports of
+// a module built with the SDK.
+func TestResources(t *testing.T) {
+	resourcecheck.Run(t, buildWasm(t, "testdata/resourceguest", "wasmcp_resourceguest", "rustresources.wasm"))
+}
+
+// A module of tools alone links none of the code of resources and prompts,
+// which the Offers of a Toolbox alone reach: its exports of the addition
+// answer 0.
+func TestResourcesLinkedOnlyWhenUsed(t *testing.T) {
+	for _, c := range []struct {
+		dir, lib string
+		want     bool
+	}{
+		{"../../examples/rust", "wasmcp_examples", false},
+		{"testdata/resourceguest", "wasmcp_resourceguest", true},
+	} {
+		wasm, err := os.ReadFile(buildWasm(t, c.dir, c.lib, "m.wasm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(wasm, []byte("a module defines at most 256 templates")); got != c.want {
+			t.Errorf("%s: holds the code of resources: %v, want %v", c.dir, got, c.want)
+		}
+	}
 }

@@ -39,7 +39,8 @@ pub enum Content {
     Resource { resource: EmbeddedResource },
 }
 
-/// The body of an embedded resource: `text`, or `blob` (base64).
+/// The contents of a resource, embedded in a result or a prompt, or read:
+/// `text`, or `blob` (base64).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EmbeddedResource {
     pub uri: String,
@@ -93,24 +94,14 @@ impl Content {
         text: impl Into<String>,
     ) -> Content {
         Content::Resource {
-            resource: EmbeddedResource {
-                uri: uri.into(),
-                mime_type: mime_type.map(Into::into),
-                text: Some(text.into()),
-                blob: None,
-            },
+            resource: EmbeddedResource::text(uri, mime_type, text),
         }
     }
 
     /// An embedded binary resource (base64 encoded here).
     pub fn embedded_blob(uri: impl Into<String>, mime_type: Option<&str>, data: &[u8]) -> Content {
         Content::Resource {
-            resource: EmbeddedResource {
-                uri: uri.into(),
-                mime_type: mime_type.map(Into::into),
-                text: None,
-                blob: Some(crate::base64::encode(data)),
-            },
+            resource: EmbeddedResource::blob(uri, mime_type, data),
         }
     }
 
@@ -126,15 +117,45 @@ impl Content {
             Content::ResourceLink { uri, name, .. } if uri.is_empty() || name.is_empty() => {
                 Err("a resource_link block needs a uri and a name")
             }
-            Content::Resource { resource } if resource.uri.is_empty() => {
-                Err("an embedded resource needs a uri")
-            }
-            Content::Resource { resource }
-                if resource.text.is_some() == resource.blob.is_some() =>
-            {
-                Err("an embedded resource needs exactly one of text and blob")
-            }
+            Content::Resource { resource } => resource.check(),
             _ => Ok(()),
+        }
+    }
+}
+
+impl EmbeddedResource {
+    /// Text contents of `uri`.
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: Option<&str>,
+        text: impl Into<String>,
+    ) -> EmbeddedResource {
+        EmbeddedResource {
+            uri: uri.into(),
+            mime_type: mime_type.map(Into::into),
+            text: Some(text.into()),
+            blob: None,
+        }
+    }
+
+    /// Binary contents of `uri` (base64 encoded here).
+    pub fn blob(uri: impl Into<String>, mime_type: Option<&str>, data: &[u8]) -> EmbeddedResource {
+        EmbeddedResource {
+            uri: uri.into(),
+            mime_type: mime_type.map(Into::into),
+            text: None,
+            blob: Some(crate::base64::encode(data)),
+        }
+    }
+
+    /// Reports the first way the contents break MCP's rules.
+    pub(crate) fn check(&self) -> Result<(), &'static str> {
+        if self.uri.is_empty() {
+            Err("an embedded resource needs a uri")
+        } else if self.text.is_some() == self.blob.is_some() {
+            Err("an embedded resource needs exactly one of text and blob")
+        } else {
+            Ok(())
         }
     }
 }

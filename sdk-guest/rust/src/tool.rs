@@ -1,6 +1,10 @@
 //! Tool definitions, the module's set of tools, and the dispatcher.
 
+use crate::error::Error;
+use crate::offers::{Offer, Offered, Offers};
 use crate::permissions::Permissions;
+use crate::prompt::Prompt;
+use crate::resource::{Resource, ResourceTemplate};
 use crate::result::{CallResult, IntoCallResult};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -166,7 +170,7 @@ impl Tool {
     }
 }
 
-fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     (1..=crate::MAX_TOOL_NAME_LEN).contains(&name.len())
         && name
             .bytes()
@@ -177,13 +181,15 @@ fn is_object_type(schema: &RawValue) -> bool {
     matches!(serde_json::from_str::<Value>(schema.get()), Ok(v) if v.get("type") == Some(&Value::from("object")))
 }
 
-/// The module's tools, in the order added, and its request for
-/// permissions.
+/// The module's tools, in the order added, its resources, templates and
+/// prompts, and its request for permissions.
 #[derive(Default)]
 pub struct Toolbox {
     tools: Vec<Tool>,
     permissions: Permissions,
     error: Option<String>,
+    /// Made by the first resource, template or prompt added.
+    pub(crate) offers: Option<Box<dyn Offered>>,
 }
 
 impl Toolbox {
@@ -231,6 +237,34 @@ impl Toolbox {
         self
     }
 
+    /// Adds a resource. A definition the host would refuse (a URI that is
+    /// not absolute or has a fragment, a bad name or MIME type, one added
+    /// twice) makes [`Toolbox::describe`] fail with the reason, as a bad
+    /// tool does.
+    pub fn resource(self, resource: Resource) -> Toolbox {
+        self.offer(Offer::Resource(resource))
+    }
+
+    /// Adds a resource template, refused as [`Toolbox::resource`] refuses.
+    pub fn resource_template(self, template: ResourceTemplate) -> Toolbox {
+        self.offer(Offer::Template(template))
+    }
+
+    /// Adds a prompt, refused as [`Toolbox::tool`] refuses.
+    pub fn prompt(self, prompt: Prompt) -> Toolbox {
+        self.offer(Offer::Prompt(prompt))
+    }
+
+    fn offer(mut self, offer: Offer) -> Toolbox {
+        let offers = self
+            .offers
+            .get_or_insert_with(|| Box::new(Offers::default()));
+        if let (Err(e), None) = (offers.add(offer), &self.error) {
+            self.error = Some(e);
+        }
+        self
+    }
+
     /// Returns the Describe document, or the first definition error.
     pub fn describe(&self) -> Result<String, String> {
         if let Some(e) = &self.error {
@@ -242,11 +276,49 @@ impl Toolbox {
             #[serde(skip_serializing_if = "Permissions::is_empty")]
             permissions: &'a Permissions,
         }
-        serde_json::to_string(&Describe {
+        let mut doc = serde_json::to_string(&Describe {
             tools: self.tools.iter().map(|t| &t.def).collect(),
             permissions: &self.permissions,
         })
-        .map_err(|e| format!("encode tool definitions: {}", e))
+        .map_err(|e| format!("encode tool definitions: {}", e))?;
+        if let Some(o) = &self.offers {
+            let members = o.describe()?;
+            if !members.is_empty() {
+                doc.pop(); // the closing brace
+                doc.push(',');
+                doc.push_str(&members);
+                doc.push('}');
+            }
+        }
+        Ok(doc)
+    }
+
+    /// Reads the resource `uri` and returns the Read document: the contents,
+    /// or an error (-32002 for a URI no resource or template serves).
+    pub fn read(&self, uri: &str) -> String {
+        match &self.offers {
+            Some(o) => o.read(uri.as_bytes()),
+            None => Error::not_found(format!("resource {} not found", uri)).doc(),
+        }
+    }
+
+    /// Gets prompt `name` with the arguments JSON (empty means `{}`) and
+    /// returns the Prompt document: the messages, or an error (-32602 for
+    /// an unknown prompt or bad arguments).
+    pub fn get_prompt(&self, name: &str, args: &[u8]) -> String {
+        match &self.offers {
+            Some(o) => o.prompt(name.as_bytes(), args),
+            None => Error::invalid_params(format!("unknown prompt {:?}", name)).doc(),
+        }
+    }
+
+    /// Completes an argument of a CompleteRequest's params (JSON) and
+    /// returns the Completion document.
+    pub fn complete(&self, request: &[u8]) -> String {
+        match &self.offers {
+            Some(o) => o.complete(request),
+            None => r#"{"values":[]}"#.to_string(),
+        }
     }
 
     /// Runs tool `name` on the arguments JSON (empty means `{}`) and returns
