@@ -8,6 +8,7 @@ package assemblyscript_test
 import (
 	"github.com/wasmcp/wasmcp/internal/testenv"
 
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/wasmcp/wasmcp/abi"
+	"github.com/wasmcp/wasmcp/sdk-guest/internal/resourcecheck"
 	"github.com/wasmcp/wasmcp/sdk-guest/internal/sourcecheck"
 )
 
@@ -51,6 +53,12 @@ func TestConstants(t *testing.T) {
 		{"assembly/tool.ts", "MAX_TOOL_NAME_LEN", abi.MaxToolNameLen},
 		{"assembly/tool.ts", "MAX_TOOLS", abi.MaxTools},
 		{"assembly/log.ts", "MAX_LOG_SIZE", abi.MaxLogSize},
+		{"assembly/resource.ts", "MAX_RESOURCES", abi.MaxResources},
+		{"assembly/resource.ts", "MAX_RESOURCE_TEMPLATES", abi.MaxResourceTemplates},
+		{"assembly/resource.ts", "MAX_URI_LEN", abi.MaxURILen},
+		{"assembly/prompt.ts", "MAX_PROMPTS", abi.MaxPrompts},
+		{"assembly/prompt.ts", "MAX_PROMPT_ARGUMENTS", abi.MaxPromptArguments},
+		{"assembly/prompt.ts", "MAX_COMPLETION_VALUES", abi.MaxCompletionValues},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := regexp.MustCompile(`const ` + c.name + `: \w+ = (\d+)(?: << (\d+))?;`).FindStringSubmatch(read(t, c.file))
@@ -70,6 +78,24 @@ func TestConstants(t *testing.T) {
 	}
 	checkEnum(t, "assembly/log.ts", "LogLevel", int(abi.LogEmergency)+1, func(v int) string { return abi.LogLevel(v).String() })
 	checkEnum(t, "assembly/http.ts", "ReplyStatus", int(abi.StatusDenied)+1, func(v int) string { return abi.ReplyStatus(v).String() })
+	codes := regexp.MustCompile(`(?s)export enum ErrorCode \{(.*?)\n\}`).FindStringSubmatch(read(t, "assembly/offers.ts"))
+	if codes == nil {
+		t.Fatal("assembly/offers.ts: no enum ErrorCode")
+	}
+	for name, want := range map[string]int{
+		"NotFound":      abi.CodeResourceNotFound,
+		"InvalidParams": abi.CodeInvalidParams,
+		"Internal":      abi.CodeInternalError,
+	} {
+		m := regexp.MustCompile(`\b` + name + ` = (-?\d+),`).FindStringSubmatch(codes[1])
+		if m == nil {
+			t.Errorf("ErrorCode.%s: not defined", name)
+			continue
+		}
+		if got, _ := strconv.Atoi(m[1]); got != want {
+			t.Errorf("ErrorCode.%s = %d, want %d", name, got, want)
+		}
+	}
 }
 
 // checkEnum checks that the enum name of file has n members, numbered as
@@ -107,15 +133,50 @@ func compile(t *testing.T, src string) string {
 	return wasm
 }
 
-// TestUnit compiles tests/sdk.test.ts and runs it under Node (tests/run.mjs).
+// TestUnit compiles tests/sdk.test.ts and tests/resources.test.ts and runs
+// them under Node (tests/run.mjs).
 func TestUnit(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		testenv.Missing(t, "node not found: install Node.js 20 or later")
 	}
-	wasm := compile(t, "tests/sdk.test.ts")
-	out, err := exec.Command(node, "--no-warnings", "tests/run.mjs", wasm).CombinedOutput()
-	if err != nil || !strings.HasSuffix(string(out), "ok\n") {
-		t.Fatalf("AssemblyScript unit tests failed: %v\n%s", err, out)
+	for _, src := range []string{"tests/sdk.test.ts", "tests/resources.test.ts"} {
+		wasm := compile(t, src)
+		out, err := exec.Command(node, "--no-warnings", "tests/run.mjs", wasm).CombinedOutput()
+		if err != nil || !strings.HasSuffix(string(out), "ok\n") {
+			t.Fatalf("AssemblyScript unit tests of %s failed: %v\n%s", src, err, out)
+		}
+	}
+}
+
+// TestResources reads, gets prompts and completes through the exports of
+// a module built with the SDK.
+func TestResources(t *testing.T) {
+	resourcecheck.Run(t, compile(t, "tests/resourceguest.ts"))
+}
+
+// A module of tools alone runs and holds none of the code of resources and
+// prompts, which enableOffers alone reaches: its exports of the addition
+// answer 0.
+func TestResourcesLinkedOnlyWhenUsed(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want bool
+	}{
+		{"../../examples/assemblyscript/examples.ts", false},
+		{"tests/resourceguest.ts", true},
+	} {
+		wasm, err := os.ReadFile(compile(t, c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// AssemblyScript keeps strings in UTF-16.
+		var marker []byte
+		for _, r := range "a module defines at most 256 templates" {
+			marker = append(marker, byte(r), 0)
+		}
+		if got := bytes.Contains(wasm, marker); got != c.want {
+			t.Errorf("%s: holds the code of resources: %v, want %v", c.src, got, c.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@
 //   export * from "<path to sdk-guest/assemblyscript>/assembly/abi";
 
 import { LogLevel, log } from "./log";
+import { Export, Offers } from "./offers";
 import { callTool, describe, refused } from "./tool";
 
 /** The ABI version this SDK speaks. Not exported: entry files re-export
@@ -51,23 +52,55 @@ export function wasmcp_describe(): u64 {
   return pack(describeDoc!);
 }
 
-export function wasmcp_call(namePtr: u32, nameLen: u32, argsPtr: u32, argsLen: u32): u64 {
+/** inInput reports whether name and args, which follow it, lie in the
+ * region of the last wasmcp_alloc, the only one known to be ours (ABI.md
+ * §3). An export of one input passes it as name, argsLen 0. */
+function inInput(namePtr: u32, nameLen: u32, argsPtr: u32, argsLen: u32): bool {
   const buf = input;
-  let doc: string;
-  // Only the region from wasmcp_alloc is known to be ours (ABI.md §3).
-  if (
-    buf === null ||
-    <usize>namePtr != changetype<usize>(buf) ||
-    argsPtr != namePtr + nameLen ||
-    <u64>nameLen + <u64>argsLen > <u64>buf.byteLength
-  ) {
-    doc = '{"content":[{"type":"text","text":"wasmcp_call: name and arguments are not in the region returned by wasmcp_alloc"}],"isError":true}';
-  } else {
-    const name = String.UTF8.decodeUnsafe(<usize>namePtr, <usize>nameLen);
-    doc = callTool(name, <usize>argsPtr, <usize>argsLen);
-  }
+  return (
+    buf !== null &&
+    <usize>namePtr == changetype<usize>(buf) &&
+    argsPtr == namePtr + nameLen &&
+    <u64>nameLen + <u64>argsLen <= <u64>buf.byteLength
+  );
+}
+
+/** emit keeps doc's bytes until the host copied them and returns where
+ * they are. */
+function emit(doc: string): u64 {
   input = null;
   const out = encode(doc);
   output = out;
   return pack(out);
+}
+
+export function wasmcp_call(namePtr: u32, nameLen: u32, argsPtr: u32, argsLen: u32): u64 {
+  if (!inInput(namePtr, nameLen, argsPtr, argsLen)) {
+    return emit('{"content":[{"type":"text","text":"wasmcp_call: name and arguments are not in the region returned by wasmcp_alloc"}],"isError":true}');
+  }
+  const name = String.UTF8.decodeUnsafe(<usize>namePtr, <usize>nameLen);
+  return emit(callTool(name, <usize>argsPtr, <usize>argsLen));
+}
+
+/** offered answers an export of resources and prompts through Offers.serve,
+ * set once a definition is added. A host calls these exports only for a
+ * module whose Describe document lists what they serve (ABI.md §2): before,
+ * 0 says there is no document. */
+function offered(which: Export, namePtr: u32, nameLen: u32, argsPtr: u32, argsLen: u32): u64 {
+  const serve = Offers.serve;
+  if (serve === null) return 0;
+  const ok = inInput(namePtr, nameLen, argsPtr, argsLen);
+  return emit(serve(which, ok, <usize>namePtr, <usize>nameLen, <usize>argsPtr, <usize>argsLen));
+}
+
+export function wasmcp_read(uriPtr: u32, uriLen: u32): u64 {
+  return offered(Export.Read, uriPtr, uriLen, uriPtr + uriLen, 0);
+}
+
+export function wasmcp_prompt(namePtr: u32, nameLen: u32, argsPtr: u32, argsLen: u32): u64 {
+  return offered(Export.Prompt, namePtr, nameLen, argsPtr, argsLen);
+}
+
+export function wasmcp_complete(reqPtr: u32, reqLen: u32): u64 {
+  return offered(Export.Complete, reqPtr, reqLen, reqPtr + reqLen, 0);
 }

@@ -22,6 +22,9 @@
 //   if (err !== null) return CallResult.error(err.message);
 //   return CallResult.text(res.text());
 //
+// Resources, resource templates and prompts are registered the same way
+// (addResource, addResourceTemplate, addPrompt; see README.md).
+//
 // Build with the asconfig.json of this directory (see examples/assemblyscript).
 
 export { base64Encode } from "./base64";
@@ -39,6 +42,37 @@ export {
   quote,
 } from "./json";
 export { LogLevel, debug, error, info, log, warn } from "./log";
+export { ErrorCode } from "./offers";
 export { FSPermission, Permissions, requestPermissions } from "./permissions";
+export {
+  CompleteHandler,
+  Completion,
+  CompletionRequest,
+  MAX_COMPLETION_VALUES,
+  MAX_PROMPTS,
+  MAX_PROMPT_ARGUMENTS,
+  Prompt,
+  PromptArgument,
+  PromptHandler,
+  PromptMessage,
+  PromptResult,
+  Role,
+  addPrompt,
+  complete,
+  getPrompt,
+} from "./prompt";
+export {
+  MAX_RESOURCES,
+  MAX_RESOURCE_TEMPLATES,
+  MAX_URI_LEN,
+  ReadHandler,
+  ReadResult,
+  Resource,
+  ResourceContents,
+  ResourceTemplate,
+  addResource,
+  addResourceTemplate,
+  read,
+} from "./resource";
 export { CallResult, Content } from "./result";
 export { Handler, MAX_TOOLS, MAX_TOOL_NAME_LEN, Tool, addTool, call } from "./tool";

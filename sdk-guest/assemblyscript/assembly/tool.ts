@@ -1,4 +1,5 @@
 import { JSONArray, JSONObject, JSONValue, parseJSON, parseJSONBytes } from "./json";
+import { Offers } from "./offers";
 import { permissionsJSON } from "./permissions";
 import { CallResult } from "./result";
 
@@ -48,7 +49,7 @@ const tools = new Array<Tool>();
 const definitions = new Array<JSONValue>();
 let refusal: string | null = null;
 
-function validName(name: string): bool {
+export function validName(name: string): bool {
   if (name.length < 1 || name.length > MAX_TOOL_NAME_LEN) return false;
   for (let i = 0; i < name.length; i++) {
     const c = name.charCodeAt(i);
@@ -59,7 +60,12 @@ function validName(name: string): bool {
 }
 
 function refuse(name: string, why: string): bool {
-  const msg = 'addTool: tool "' + name + '": ' + why;
+  return refuseDefinition('addTool: tool "' + name + '": ' + why);
+}
+
+/** refuseDefinition records msg as the reason the module fails to load,
+ * unless a definition was refused before, and returns false. */
+export function refuseDefinition(msg: string): bool {
   if (refusal === null) refusal = msg;
   return false;
 }
@@ -107,6 +113,8 @@ export function describe(): string | null {
   const list = new JSONArray();
   list.items = definitions;
   const doc = new JSONObject().set("tools", list);
+  const offers = Offers.describe;
+  if (offers !== null) offers(doc);
   const permissions = permissionsJSON();
   if (permissions !== null) doc.set("permissions", permissions);
   return doc.toString();
