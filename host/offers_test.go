@@ -156,6 +156,7 @@ func TestOffersRefused(t *testing.T) {
 		{"view not ui", `{"tools":[{"name":"t","inputSchema":{"type":"object"},"_meta":{"ui":{"resourceUri":"https://x"}}}]}`, all, "is not a ui:// resource"},
 		{"template of every uri", `{"resourceTemplates":[{"uriTemplate":"{+u}","name":"all"}]}`, all, "does not begin with a scheme"},
 		{"bad template", `{"resourceTemplates":[{"uriTemplate":"a://{x","name":"x"}]}`, all, "not an RFC 6570 URI template"},
+		{"explode", `{"resourceTemplates":[{"uriTemplate":"a://{/path*}","name":"x"}]}`, all, "explode modifier"},
 		{"uri twice", `{"resources":[{"uri":"a://b","name":"b"},{"uri":"a://b","name":"c"}]}`, all, "defined twice"},
 		{"prompt twice", `{"prompts":[{"name":"p"},{"name":"p"}]}`, all, "defined twice"},
 	} {

@@ -77,6 +77,9 @@ func (a *Adapter) record(ctx context.Context, r *callRecord, res *host.Result, e
 		slog.Int("bytes_in", len(r.args)),
 		slog.Int("bytes_out", resultBytes(res)),
 	}
+	if r.views != "" {
+		attrs = append(attrs, slog.String("views", r.views))
+	}
 	if sc := r.span.SpanContext(); sc.HasTraceID() {
 		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
 	}

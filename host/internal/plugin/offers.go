@@ -74,6 +74,9 @@ func (p *Plugin) defineOffers(d *abi.Describe) error {
 		if err != nil {
 			return fmt.Errorf("resource template %q: not an RFC 6570 URI template: %w", t.URITemplate, err)
 		}
+		if explodes(t.URITemplate) {
+			return fmt.Errorf("resource template %q: the explode modifier (*) is not served: a list has no one string to give the guest; use {+var}", t.URITemplate)
+		}
 		if seen[t.URITemplate] {
 			return fmt.Errorf("resource template %q: defined twice", t.URITemplate)
 		}
@@ -103,6 +106,20 @@ func (p *Plugin) defineOffers(d *abi.Describe) error {
 		}
 	}
 	return nil
+}
+
+// explodes reports whether a template has a variable with the explode
+// modifier, as "{list*}" or "{a,b*}".
+func explodes(template string) bool {
+	for _, expr := range strings.Split(template, "{")[1:] {
+		expr, _, _ = strings.Cut(expr, "}")
+		for v := range strings.SplitSeq(expr, ",") {
+			if strings.HasSuffix(v, "*") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // cmpName names a definition in an error: by its name, else its position.
