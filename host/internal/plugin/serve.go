@@ -53,14 +53,14 @@ func (p *Plugin) Read(ctx context.Context, uri string, hooks *sandbox.CallHooks)
 	if err != nil {
 		return nil, err
 	}
+	// Every content is capped, whatever its uri: a host renders the
+	// contents of a view's read as the view, and the guest writes their uri.
 	for i := range res.Contents {
 		c := &res.Contents[i]
-		if abi.IsApp(c.URI) {
-			var dropped []string
-			if c.Meta, dropped = capCSP(c.Meta, p.granted.Net); len(dropped) > 0 {
-				p.logger.WarnContext(ctx, "app view asks for origins the plugin is not granted: clients do not get them",
-					"plugin", p.name, "uri", c.URI, "origins", dropped)
-			}
+		var dropped []string
+		if c.Meta, dropped = capCSP(c.Meta, p.granted.Net); len(dropped) > 0 {
+			p.logger.WarnContext(ctx, "app view asks for origins the plugin is not granted: clients do not get them",
+				"plugin", p.name, "uri", uri, "content_uri", c.URI, "origins", dropped)
 		}
 	}
 	return &res, nil
