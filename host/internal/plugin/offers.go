@@ -150,6 +150,12 @@ func ViewOf(meta map[string]any) (string, bool) {
 // cspKeys are the members of a view's _meta.ui.csp that list origins.
 var cspKeys = []string{"connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"}
 
+// widgetCSP is where the OpenAI Apps SDK puts a view's CSP in its _meta,
+// which ChatGPT honours beside ui.csp; widgetCSPKeys are its members.
+const widgetCSP = "openai/widgetCSP"
+
+var widgetCSPKeys = []string{"connect_domains", "resource_domains", "frame_domains", "redirect_domains"}
+
 // capViews removes from each view's _meta.ui.csp the origins the plugin's
 // granted net origins do not cover, and records them.
 func (p *Plugin) capViews(granted policy.Net) {
@@ -163,21 +169,44 @@ func (p *Plugin) capViews(granted policy.Net) {
 	}
 }
 
-// capCSP returns meta with its ui.csp origins limited to those granted
-// covers, and the origins it removed. meta is not modified.
+// capCSP returns meta with its CSP origins (ui.csp, openai/widgetCSP)
+// limited to those granted covers, and the origins it removed. A member of
+// a CSP that is not a known list of origins is removed too: a client may
+// read a member this host does not know as one. meta is not modified.
 func capCSP(meta map[string]any, granted policy.Net) (map[string]any, []string) {
-	ui, _ := meta["ui"].(map[string]any)
-	csp, _ := ui["csp"].(map[string]any)
-	if csp == nil {
-		return meta, nil
+	var dropped []string
+	if ui, _ := meta["ui"].(map[string]any); ui["csp"] != nil {
+		ui = maps.Clone(ui)
+		ui["csp"], dropped = capOrigins(ui["csp"], cspKeys, granted)
+		meta = maps.Clone(meta)
+		meta["ui"] = ui
+	}
+	if meta[widgetCSP] != nil {
+		var d []string
+		meta = maps.Clone(meta)
+		meta[widgetCSP], d = capOrigins(meta[widgetCSP], widgetCSPKeys, granted)
+		dropped = append(dropped, d...)
+	}
+	return meta, dropped
+}
+
+// capOrigins returns a CSP object holding the lists of keys csp has, each
+// limited to the origins granted covers, and what it removed.
+func capOrigins(csp any, keys []string, granted policy.Net) (map[string]any, []string) {
+	in, ok := csp.(map[string]any)
+	if !ok {
+		return map[string]any{}, []string{"a CSP that is not an object"}
 	}
 	var dropped []string
-	capped := maps.Clone(csp)
-	for _, key := range cspKeys {
-		list, ok := csp[key].([]any)
+	capped := map[string]any{}
+	for key, v := range in {
+		if !slices.Contains(keys, key) {
+			dropped = append(dropped, fmt.Sprintf("%s (not a member this host caps)", key))
+			continue
+		}
+		list, ok := v.([]any)
 		if !ok {
-			if csp[key] != nil {
-				delete(capped, key)
+			if v != nil {
 				dropped = append(dropped, fmt.Sprintf("%s (not a list)", key))
 			}
 			continue
@@ -193,11 +222,8 @@ func capCSP(meta map[string]any, granted policy.Net) (map[string]any, []string) 
 		}
 		capped[key] = kept
 	}
-	ui = maps.Clone(ui)
-	ui["csp"] = capped
-	meta = maps.Clone(meta)
-	meta["ui"] = ui
-	return meta, dropped
+	slices.Sort(dropped)
+	return capped, dropped
 }
 
 // covered reports whether the granted origins cover origin, a CSP source
