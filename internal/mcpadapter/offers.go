@@ -240,6 +240,10 @@ func (a *Adapter) getPrompt(ctx context.Context, req mcp.Request, principal *hos
 		return nil, err
 	}
 	messages, err := wire.Marshal(res.Messages)
+	if n := len(messages) + wireLen(res.Description); err == nil && n > maxWire {
+		err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+			"prompt %s is %d bytes as sent to the client, over the %d bytes a client reads in one message", p.Name, n, maxWire)}
+	}
 	a.recordOffer(ctx, "prompts/get", p.Name, principal, req, mod, start, len(messages), err)
 	if err != nil {
 		return nil, err
@@ -262,6 +266,14 @@ func (a *Adapter) complete(ctx context.Context, req mcp.Request, principal *host
 	res, err := a.offers().Complete(ctx, c, a.offerRequest(req, principal))
 	if err != nil {
 		return nil, toJSONRPC(err, p.Argument.Name)
+	}
+	n := 0
+	for _, v := range res.Values {
+		n += wireLen(v) + 1
+	}
+	if n > maxWire {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+			"completion of %s is %d bytes as sent to the client, over the %d bytes a client reads in one message", p.Argument.Name, n, maxWire)}
 	}
 	out := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: res.Values, HasMore: res.HasMore}}
 	if res.Total != nil {
