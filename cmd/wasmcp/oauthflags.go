@@ -31,7 +31,8 @@ func (o *oauthFlags) register(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&o.resource, "oauth-resource", "", "this server's canonical `URL`, the audience its tokens must name (default:\n"+
 		"the loopback URL it serves MCP at; required on any other address)")
-	fs.StringVar(&o.clientID, "oauth-client-id", "", "client `ID` of this server at the issuers, to introspect opaque tokens (RFC 7662)")
+	fs.StringVar(&o.clientID, "oauth-client-id", "", "client `ID` of this server at the issuer, to introspect opaque tokens (RFC 7662); with one\n"+
+		"issuer only")
 	fs.StringVar(&o.clientSecret, "oauth-client-secret-file", "", "`FILE` holding that client's secret")
 }
 
@@ -57,6 +58,12 @@ func (o *oauthFlags) check(set map[string]bool, h *httpFlags, configured []strin
 		return errors.New("-oauth-issuer and -token-file/-token-env are alternatives; give one")
 	case h.insecureNoAuth:
 		return errors.New("-insecure-no-auth contradicts -oauth-issuer; give one or the other")
+	case o.clientID != "" && len(o.issuers)+len(configured) > 1:
+		// Introspection sends them to each issuer in turn: the others
+		// would learn this server's secret at the first.
+		return fmt.Errorf("-oauth-client-id and -oauth-client-secret-file are this server's credentials at one issuer, "+
+			"and %d are trusted: each would be sent them; trust one issuer, or have them issue JWT access tokens",
+			len(o.issuers)+len(configured))
 	}
 	return nil
 }
