@@ -77,9 +77,20 @@ func extismUserFunctions() []extismFunction {
 		}},
 		{"notify_url_elicitation_completed", one, nil, func(in *instance, _ context.Context, s []uint64) {
 			params := in.userJSON("notify_url_elicitation_completed", s[0])
-			if st := in.call(); st != nil && st.hooks != nil && st.hooks.Notify != nil {
-				in.outside(func() { st.hooks.Notify("notifications/elicitation/complete", params) })
+			st := in.call()
+			if st == nil || st.hooks == nil || st.hooks.Notify == nil {
+				return
 			}
+			// Counted with the call's log lines: a guest in a loop must not
+			// flood its client.
+			if ok, first := in.state.logs.allow(len(params)); !ok {
+				if first {
+					in.module.opts.Logger.Warn("guest notifications dropped: over the limit of one call",
+						"plugin", in.module.name, "tool", in.state.tool, "max_lines", MaxLogLines, "max_bytes", MaxLogBytes)
+				}
+				return
+			}
+			in.outside(func() { st.hooks.Notify("notifications/elicitation/complete", params) })
 		}},
 	}
 }
