@@ -129,13 +129,17 @@ func (h *Host) ReadResource(ctx context.Context, uri string, req Request) (*abi.
 	s := h.reg.Snapshot()
 	sight := h.policy.Load().Sight(req.Principal)
 	key, ok := "", false
-	if e, found := s.Lookup(registry.Key(registry.KindResource, uri)); found {
-		key, ok = registry.Key(registry.KindResource, uri), h.seesResource(s, sight, e.Plugin, e.Def.(*abi.Resource))
-	} else if e, found := bestTemplate(s, uri); found {
-		key, ok = e.Key(), sight.Sees(e.Plugin.Name(), e.Def.(*abi.ResourceTemplate).Name)
+	var e registry.Entry[*plugin.Plugin]
+	if r, found := s.Lookup(registry.Key(registry.KindResource, uri)); found {
+		e, key, ok = r, registry.Key(registry.KindResource, uri), h.seesResource(s, sight, r.Plugin, r.Def.(*abi.Resource))
+	} else if t, found := bestTemplate(s, uri); found {
+		e, key, ok = t, t.Key(), sight.Sees(t.Plugin.Name(), t.Def.(*abi.ResourceTemplate).Name)
 	}
 	if !ok {
 		return nil, Module{}, fmt.Errorf("read %s: %w", uri, ErrUnknownResource)
+	}
+	if err := needs(sight, req.Principal, e.Plugin.Name(), offerName(e.Def)); err != nil {
+		return nil, Module{}, fmt.Errorf("read %s: %w", uri, err)
 	}
 	var res *abi.ReadResult
 	mod, err := h.serve(ctx, key, uri, req, func(p *plugin.Plugin) (int, error) {
@@ -147,6 +151,27 @@ func (h *Host) ReadResource(ctx context.Context, uri string, req Request) (*abi.
 		return 0, err
 	})
 	return res, mod, err
+}
+
+// needs returns a *ScopeError when a view requires of p, for the prompt,
+// resource or template of plugin named name, scopes p lacks: a view's
+// require holds for what a plugin offers as for its tools.
+func needs(sight *policy.Sight, p *Principal, plugin, name string) error {
+	if missing := sight.Needs(p, plugin, name); len(missing) > 0 {
+		return &ScopeError{Tool: name, Scopes: missing}
+	}
+	return nil
+}
+
+// offerName is the name views match a resource or a template by.
+func offerName(def any) string {
+	switch d := def.(type) {
+	case *abi.Resource:
+		return d.Name
+	case *abi.ResourceTemplate:
+		return d.Name
+	}
+	return ""
 }
 
 // bestTemplate returns the template that matches uri with the longest text
@@ -177,8 +202,12 @@ func bestTemplate(s *registry.Snapshot[*plugin.Plugin], uri string) (registry.En
 func (h *Host) GetPrompt(ctx context.Context, name string, args json.RawMessage, req Request) (*abi.PromptResult, Module, error) {
 	key := registry.Key(registry.KindPrompt, name)
 	e, ok := h.reg.Snapshot().Lookup(key)
-	if !ok || !h.policy.Load().Sight(req.Principal).Sees(e.Plugin.Name(), name) {
+	sight := h.policy.Load().Sight(req.Principal)
+	if !ok || !sight.Sees(e.Plugin.Name(), name) {
 		return nil, Module{}, fmt.Errorf("prompt %s: %w", name, ErrUnknownPrompt)
+	}
+	if err := needs(sight, req.Principal, e.Plugin.Name(), name); err != nil {
+		return nil, Module{}, fmt.Errorf("prompt %s: %w", name, err)
 	}
 	var res *abi.PromptResult
 	mod, err := h.serve(ctx, key, name, req, func(p *plugin.Plugin) (int, error) {
@@ -213,8 +242,12 @@ func (h *Host) Complete(ctx context.Context, c abi.CompleteRequest, req Request)
 	if name == "" {
 		name = e.Def.(*abi.ResourceTemplate).Name
 	}
-	if !h.policy.Load().Sight(req.Principal).Sees(e.Plugin.Name(), name) {
+	sight := h.policy.Load().Sight(req.Principal)
+	if !sight.Sees(e.Plugin.Name(), name) {
 		return none, nil
+	}
+	if err := needs(sight, req.Principal, e.Plugin.Name(), name); err != nil {
+		return nil, fmt.Errorf("completion of %s: %w", name, err)
 	}
 	var res *abi.CompleteResult
 	_, err := h.serve(ctx, key, name, req, func(p *plugin.Plugin) (int, error) {

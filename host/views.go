@@ -23,8 +23,10 @@ type Principal = policy.Principal
 var ErrInsufficientScope = errors.New("insufficient scope")
 
 // ScopeError is the error of Call for a tool that needs scopes the
-// principal lacks. It wraps ErrInsufficientScope.
+// principal lacks, and of GetPrompt, ReadResource and Complete for a
+// prompt, resource or template that does. It wraps ErrInsufficientScope.
 type ScopeError struct {
+	// Tool names the tool, prompt, resource or template.
 	Tool string
 	// Scopes are the scopes missing, all of which the call needs.
 	Scopes []string

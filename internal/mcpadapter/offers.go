@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -303,6 +304,11 @@ func sessionOf(req mcp.Request) string {
 func toJSONRPC(err error, target string) error {
 	if re, ok := errors.AsType[*host.RequestError](err); ok {
 		return &jsonrpc.Error{Code: int64(re.Code), Message: re.Message}
+	}
+	if scope, ok := errors.AsType[*host.ScopeError](err); ok {
+		// No step-up for these methods: the client reads which scope.
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+			"%s needs the scope %s: the client's credentials do not carry it", scope.Tool, strings.Join(scope.Scopes, " "))}
 	}
 	switch {
 	case errors.Is(err, host.ErrUnknownResource):
