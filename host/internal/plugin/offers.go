@@ -30,10 +30,12 @@ type offers struct {
 	dropped []string
 }
 
-// template is a resource template with its parsed form.
+// template is a resource template with its parsed form, and the variables
+// whose values a guest may use as paths.
 type template struct {
 	def    abi.ResourceTemplate
 	parsed *uritemplate.Template
+	paths  []string
 }
 
 // defineOffers checks and keeps the Describe document's resources,
@@ -81,7 +83,7 @@ func (p *Plugin) defineOffers(d *abi.Describe) error {
 			return fmt.Errorf("resource template %q: defined twice", t.URITemplate)
 		}
 		seen[t.URITemplate] = true
-		o.templates = append(o.templates, template{*t, parsed})
+		o.templates = append(o.templates, template{*t, parsed, pathVariables(t.URITemplate)})
 	}
 	o.byPrompt = make(map[string]int, len(d.Prompts))
 	for i := range d.Prompts {
@@ -281,6 +283,61 @@ func (p *Plugin) MatchTemplate(uri string) (tmpl string, prefix int, ok bool) {
 // template's prefix.
 var errDotSegment = errors.New(`the URI has a "." or ".." path segment`)
 
+// pathVariables are the variables of a URI template that are not of a
+// query or fragment expression ({?q}, {&q}, {#f}): their values are parts
+// of a path, or may be used as one.
+func pathVariables(tmpl string) []string {
+	var vars []string
+	for rest := tmpl; ; {
+		_, after, ok := strings.Cut(rest, "{")
+		if !ok {
+			return vars
+		}
+		var expr string
+		expr, rest, _ = strings.Cut(after, "}")
+		if expr == "" || strings.IndexByte("?&#", expr[0]) >= 0 {
+			continue
+		}
+		if strings.IndexByte("+./;", expr[0]) >= 0 {
+			expr = expr[1:]
+		}
+		for v := range strings.SplitSeq(expr, ",") {
+			v, _, _ = strings.Cut(v, ":")
+			vars = append(vars, strings.TrimSuffix(v, "*"))
+		}
+	}
+}
+
+// checkVariables refuses a URI that tmpl's path variables match with a
+// dot segment in a value, as the guest decodes it: a reserved expansion
+// ({+path}) takes "?" and "#" into its value, past where CheckURI sees the
+// path end.
+func (p *Plugin) checkVariables(tmpl, uri string) error {
+	for _, t := range p.offers.templates {
+		if t.def.URITemplate != tmpl {
+			continue
+		}
+		values := t.parsed.Match(uri)
+		for _, name := range t.paths {
+			for _, v := range values.Get(name).V {
+				if hasDotSegment(strings.ReplaceAll(v, `\`, "/")) {
+					return errDotSegment
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func hasDotSegment(s string) bool {
+	for seg := range strings.SplitSeq(s, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckURI refuses a URI with a dot segment, plain or percent-encoded.
 func CheckURI(uri string) error {
 	if len(uri) > abi.MaxURILen {
@@ -295,10 +352,8 @@ func CheckURI(uri string) error {
 	// An encoded slash or backslash separates segments for a guest that
 	// decodes a variable and uses it as a path.
 	rest = strings.NewReplacer("%2f", "/", "%5c", "/", `\`, "/", "%2e", ".").Replace(strings.ToLower(rest))
-	for seg := range strings.SplitSeq(rest, "/") {
-		if seg == "." || seg == ".." {
-			return errDotSegment
-		}
+	if hasDotSegment(rest) {
+		return errDotSegment
 	}
 	return nil
 }

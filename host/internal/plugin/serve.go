@@ -40,8 +40,15 @@ func (p *Plugin) Read(ctx context.Context, uri string, hooks *sandbox.CallHooks)
 	if err := CheckURI(uri); err != nil {
 		return nil, &RequestError{Code: abi.CodeInvalidParams, Message: fmt.Sprintf("read %s: %v", uri, err)}
 	}
-	if _, _, ok := p.MatchTemplate(uri); !ok && !p.offers.has(uri) {
+	tmpl, _, ok := p.MatchTemplate(uri)
+	switch {
+	case p.offers.has(uri):
+	case !ok:
 		return nil, &RequestError{Code: abi.CodeResourceNotFound, Message: fmt.Sprintf("plugin %s has no resource %s", p.name, uri)}
+	default:
+		if err := p.checkVariables(tmpl, uri); err != nil {
+			return nil, &RequestError{Code: abi.CodeInvalidParams, Message: fmt.Sprintf("read %s: %v", uri, err)}
+		}
 	}
 	var res abi.ReadResult
 	err := p.serve(ctx, "read", sandbox.Op{Kind: sandbox.OpRead, Name: uri}, hooks, &res, func() (*abi.GuestError, error) {
