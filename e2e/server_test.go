@@ -34,8 +34,9 @@ func testContext(t *testing.T) context.Context {
 type server struct {
 	*mcp.ClientSession
 	dir string
-	// toolsChanged receives one value per notifications/tools/list_changed.
-	toolsChanged chan struct{}
+	// toolsChanged receives one value per notifications/tools/list_changed;
+	// promptsChanged and resourcesChanged, per prompts' and resources'.
+	toolsChanged, promptsChanged, resourcesChanged chan struct{}
 	// logs receives the notifications/message the server sends.
 	logs   chan *mcp.LoggingMessageParams
 	stderr *lockedBuffer
@@ -63,10 +64,12 @@ type serverOptions struct {
 func startServer(t *testing.T, dir string, opts serverOptions) *server {
 	t.Helper()
 	s := &server{
-		dir:          dir,
-		toolsChanged: make(chan struct{}, 64),
-		logs:         make(chan *mcp.LoggingMessageParams, 64),
-		stderr:       &lockedBuffer{},
+		dir:              dir,
+		toolsChanged:     make(chan struct{}, 64),
+		promptsChanged:   make(chan struct{}, 64),
+		resourcesChanged: make(chan struct{}, 64),
+		logs:             make(chan *mcp.LoggingMessageParams, 64),
+		stderr:           &lockedBuffer{},
 	}
 	// --wait-loaded: the tests list what the directory holds at once
 	// (TestStartupAnswersAtOnce covers serving while modules load).
@@ -75,12 +78,9 @@ func startServer(t *testing.T, dir string, opts serverOptions) *server {
 	cmd.Stderr = s.stderr
 	s.cmd = cmd
 	client := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-e2e", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			select {
-			case s.toolsChanged <- struct{}{}:
-			default: // the test only needs to know that one came
-			}
-		},
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { notify(s.toolsChanged) },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { notify(s.promptsChanged) },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { notify(s.resourcesChanged) },
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
 			select {
 			case s.logs <- r.Params:
@@ -172,13 +172,28 @@ func (s *server) tools(t *testing.T) map[string]*mcp.Tool {
 	return out
 }
 
+// notify tells a test waiting on ch that a notification came.
+func notify(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default: // the test only needs to know that one came
+	}
+}
+
 // waitToolsChanged waits for a list_changed notification.
 func (s *server) waitToolsChanged(t *testing.T) {
 	t.Helper()
+	s.waitChanged(t, s.toolsChanged, "tools")
+}
+
+// waitChanged waits for a notification on ch, one of the server's
+// list_changed channels, of the list named what.
+func (s *server) waitChanged(t *testing.T, ch chan struct{}, what string) {
+	t.Helper()
 	select {
-	case <-s.toolsChanged:
+	case <-ch:
 	case <-testContext(t).Done():
-		t.Fatalf("no notifications/tools/list_changed\nserver log:\n%s", s.stderr)
+		t.Fatalf("no notifications/%s/list_changed\nserver log:\n%s", what, s.stderr)
 	}
 }
 

@@ -90,11 +90,17 @@ export function makeWork(prefix) {
 // trackToolsChanged returns an object whose `next` resolves on the next
 // notifications/tools/list_changed the client receives.
 export function trackToolsChanged(client) {
+  return trackNotifications(client, ToolListChangedNotificationSchema);
+}
+
+// trackNotifications returns an object whose `next` resolves on the next
+// notification of schema the client receives.
+export function trackNotifications(client, schema) {
   const tracker = {};
   let resolve;
   const arm = () => { tracker.next = new Promise((r) => { resolve = r; }); };
   arm();
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  client.setNotificationHandler(schema, () => {
     const done = resolve;
     arm();
     done();
