@@ -287,6 +287,24 @@ func TestOffersRacingReads(t *testing.T) {
 	healthy(t, h)
 }
 
+// A view's read is held to the plugin's grants whatever URI its contents
+// name: a guest cannot pass a CSP origin by naming its contents otherwise.
+func TestOffersViewContentsCapped(t *testing.T) {
+	h, l := hostileOffers(t)
+	r, _, err := h.ReadResource(context.Background(), "ui://bad/view", host.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	csp := r.Contents[0].Meta["ui"].(map[string]any)["csp"].(map[string]any)
+	if got := csp["connectDomains"].([]any); len(got) != 0 {
+		t.Errorf("connectDomains %v reach the client; the plugin is granted no origin", got)
+	}
+	// The read logs it before it returns.
+	if line, _ := l.lineWith("app view asks for origins the plugin is not granted", "https://evil.example"); line == "" {
+		t.Errorf("no warning names the origin:\n%s", l)
+	}
+}
+
 // A view's CSP origins reach clients only within what the policy grants
 // the plugin: WebSocket origins are held to their HTTP counterparts, a
 // wildcard only when the grant covers it, and a member that is not a list
