@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -302,6 +304,69 @@ func TestOffersViewContentsCapped(t *testing.T) {
 	// The read logs it before it returns.
 	if line, _ := l.lineWith("app view asks for origins the plugin is not granted", "https://evil.example"); line == "" {
 		t.Errorf("no warning names the origin:\n%s", l)
+	}
+}
+
+// Two plugins offering one ui:// view: the first keeps it. The second's
+// tool that names the view does not show the first's: it is served
+// without it until the first goes.
+func TestOffersViewCollision(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	module := func(tool, text string) []byte {
+		return offerModule(t, []byte(`{"tools":[{"name":"`+tool+`","inputSchema":{"type":"object"},"_meta":{"ui":{"resourceUri":"ui://shared/view"}}}],
+			"resources":[{"uri":"ui://shared/view","name":"view","mimeType":"text/html;profile=mcp-app"}]}`), text,
+			map[string]string{abi.ExportRead: `{"contents":[{"uri":"ui://shared/view","mimeType":"text/html;profile=mcp-app","text":"` + text + `"}]}`})
+	}
+	place(t, dir, "a.wasm", module("a_show", "a"))
+	place(t, dir, "b.wasm", module("b_show", "b"))
+	l := newLogs()
+	h := newHost(t, dir, l, testConfig(t))
+	if err := h.LoadDir(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	if rs := h.ResourcesFor(nil); len(rs) != 1 || rs[0].Plugin != "a" {
+		t.Fatalf("resources %+v, want a's view alone", rs)
+	}
+	if r, _, err := h.ReadResource(ctx, "ui://shared/view", host.Request{}); err != nil || *r.Contents[0].Text != "a" {
+		t.Errorf("read the view: %+v, %v; want a's", r, err)
+	}
+	refused := slices.ContainsFunc(h.Refused(), func(r host.Refusal) bool {
+		return strings.Contains(r.Tool, "ui://shared/view") && strings.HasSuffix(r.File, "b.wasm")
+	})
+	if !refused {
+		t.Errorf("refusals %+v, want b's view", h.Refused())
+	}
+	view := func(tool string) any {
+		i := slices.IndexFunc(h.ToolsFor(nil), func(t host.Tool) bool { return t.Name == tool })
+		if i < 0 {
+			t.Fatalf("%s is not served", tool)
+		}
+		return h.ToolsFor(nil)[i].Meta["ui"]
+	}
+	if v := view("b_show"); v != nil {
+		t.Errorf("b_show is served naming a view plugin a serves: %v", v)
+	}
+	if view("a_show") == nil {
+		t.Error("a_show lost its view")
+	}
+	if line, _ := l.lineWith("tool served without its app view", "tool=b_show", "b.wasm"); line == "" {
+		t.Errorf("no warning names b_show:\n%s", l)
+	}
+
+	// When a goes, b serves the view, and b_show names it again: an
+	// updated tool, which clients hear of.
+	changes := subscribe(h)
+	if err := h.UnloadFile(filepath.Join(dir, "a.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	c := changes.next(t)
+	if !slices.ContainsFunc(c.Updated, func(t host.Tool) bool { return t.Name == "b_show" && t.Meta["ui"] != nil }) {
+		t.Errorf("change %s, want b_show updated with its view", summary(c))
+	}
+	if r, _, err := h.ReadResource(ctx, "ui://shared/view", host.Request{}); err != nil || *r.Contents[0].Text != "b" {
+		t.Errorf("read the view after a went: %+v, %v; want b's", r, err)
 	}
 }
 

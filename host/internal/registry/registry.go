@@ -321,6 +321,12 @@ func (r *Registry[P]) logOwnership(old, next *Snapshot[P]) {
 		r.log.Warn("tool name collision: tool refused, another module serves it",
 			"tool", f.Tool, "file", next.plugins[f.Plugin].p.Path(), "served_by", next.plugins[f.Owner].p.Path())
 	}
+	for _, u := range next.unviewed {
+		if !slices.Contains(old.unviewed, u) {
+			r.log.Warn("tool served without its app view: another module serves the view's URI",
+				"tool", u.tool, "view", u.view, "file", u.plugin.Path(), "served_by", u.owner.Path())
+		}
+	}
 	if r.held {
 		// Names move to the modules that sort first as they arrive; the
 		// refusals above say where each ended.

@@ -2,7 +2,10 @@ package registry
 
 import (
 	"cmp"
+	"maps"
 	"slices"
+
+	"github.com/wasmcp/wasmcp/host/internal/plugin"
 )
 
 // resolve builds the snapshot for a set of plugins and returns it with the
@@ -70,5 +73,46 @@ func resolve[P Plugin](plugins map[string]*loaded[P], claims map[string]string) 
 			}
 		}
 	}
+	s.unviewed = unview(s)
 	return s, next
+}
+
+// unview serves without its view a tool whose MCP Apps view (ABI.md,
+// "Views") another plugin serves, because that plugin owns the view's URI:
+// a client would show one plugin's view for the other's tool, and let the
+// other drive that view. It returns the tools it changed. Should the
+// owner go, the tool gets its view back, as an updated definition.
+func unview[P Plugin](s *Snapshot[P]) []unviewed[P] {
+	var out []unviewed[P]
+	for i, e := range s.sorted {
+		uri, ok := plugin.ViewOf(e.Tool.Meta)
+		if !ok {
+			continue
+		}
+		v, ok := s.tools[Key(KindResource, uri)]
+		if !ok || v.Plugin == e.Plugin {
+			continue // the view is the tool's plugin's, as its load checked
+		}
+		e.Tool.Meta = withoutView(e.Tool.Meta)
+		e.def = &definition{}
+		s.sorted[i], s.tools[e.Tool.Name] = e, e
+		out = append(out, unviewed[P]{tool: e.Tool.Name, view: uri, plugin: e.Plugin, owner: v.Plugin})
+	}
+	return out
+}
+
+// withoutView returns meta without the members that name a view; meta is
+// not modified.
+func withoutView(meta map[string]any) map[string]any {
+	meta = maps.Clone(meta)
+	delete(meta, "ui/resourceUri")
+	if ui, ok := meta["ui"].(map[string]any); ok {
+		ui = maps.Clone(ui)
+		delete(ui, "resourceUri")
+		meta["ui"] = ui
+		if len(ui) == 0 {
+			delete(meta, "ui")
+		}
+	}
+	return meta
 }

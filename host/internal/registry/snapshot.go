@@ -20,7 +20,9 @@ type Snapshot[P Plugin] struct {
 	sorted  []Entry[P]            // tools sorted by name
 	others  [kinds - 1][]Entry[P] // the other kinds, each sorted by name
 	refused []Refusal             // sorted by key, then plugin
-	closed  bool                  // the registry was closed
+	// unviewed are the tools served without their view (unview).
+	unviewed []unviewed[P]
+	closed   bool // the registry was closed
 }
 
 // Kind is what an entry offers clients.
@@ -115,6 +117,12 @@ type Refusal struct {
 	Tool   string
 	Plugin string
 	Owner  string
+}
+
+// unviewed is a tool served without its view, which owner serves.
+type unviewed[P Plugin] struct {
+	tool, view    string
+	plugin, owner P
 }
 
 // Change is the difference between two snapshots as a client sees it: tools
