@@ -31,9 +31,11 @@ func resolve[P Plugin](plugins map[string]*loaded[P], claims map[string]string) 
 		n += len(l.tools)
 	}
 	all := make([]*Entry[P], 0, n)
+	var count [kinds]int // of each kind, to size the lists
 	for _, l := range plugins {
 		for i := range l.tools {
 			all = append(all, &l.tools[i])
+			count[l.tools[i].Kind]++
 		}
 	}
 	slices.SortFunc(all, func(a, b *Entry[P]) int {
@@ -42,7 +44,10 @@ func resolve[P Plugin](plugins map[string]*loaded[P], claims map[string]string) 
 	s := &Snapshot[P]{
 		plugins: plugins,
 		tools:   make(map[string]Entry[P], n),
-		sorted:  make([]Entry[P], 0, n),
+		sorted:  make([]Entry[P], 0, count[KindTool]),
+	}
+	for k := KindPrompt; k < kinds; k++ {
+		s.others[k-1] = make([]Entry[P], 0, count[k])
 	}
 	next := make(map[string]string, n)
 	for len(all) > 0 {

@@ -71,11 +71,17 @@ type Entry[P Plugin] struct {
 	// updated definition from an identical one. Copies of an entry share
 	// it.
 	def *definition
+	// key is Key's, made once when the plugin enters the registry: every
+	// swap sorts and looks up every entry by it.
+	key string
 }
 
 // Key is e's key: its tool name, or its name with its kind's prefix.
 func (e *Entry[P]) Key() string {
-	if e.Kind == KindTool {
+	switch {
+	case e.key != "":
+		return e.key
+	case e.Kind == KindTool:
 		return e.Tool.Name
 	}
 	return Key(e.Kind, e.Name)
@@ -230,7 +236,7 @@ func newLoaded[P Plugin](p P) *loaded[P] {
 		return l
 	}
 	add := func(k Kind, name string, def any) {
-		l.tools = append(l.tools, Entry[P]{Kind: k, Name: name, Def: def, Plugin: p, def: &defs[len(l.tools)]})
+		l.tools = append(l.tools, Entry[P]{Kind: k, Name: name, Def: def, Plugin: p, def: &defs[len(l.tools)], key: Key(k, name)})
 	}
 	for _, d := range o.Prompts() {
 		add(KindPrompt, d.Name, &d)
