@@ -6,7 +6,7 @@
 //
 // Usage, from bench/ (its own Go module):
 //
-//	go run . [-exp all|stdio,http,telemetry,oauth,deadline,reload,scale,views,startup,noisy,native,large,lang,egress,registry,images,extism,replicas] [-reps N] [-quick]
+//	go run . [-exp all|stdio,http,telemetry,oauth,deadline,reload,scale,views,startup,noisy,native,large,lang,egress,registry,images,extism,replicas,offers] [-reps N] [-quick]
 //
 // wasmcp is a black box here: the bench builds cmd/wasmcp once (or runs
 // $WASMCP_BIN) and talks to it as a client would. In process it uses only
@@ -70,6 +70,7 @@ var experiments = []experiment{
 	{"images", runImages},
 	{"extism", runExtism},
 	{"replicas", runReplicas},
+	{"offers", runOffers},
 }
 
 func main() {
