@@ -179,7 +179,7 @@ func (a *Adapter) serveOffers(next mcp.MethodHandler) mcp.MethodHandler {
 			return rawList(&mcp.ListResourceTemplatesResult{NextCursor: next, Cacheable: private}, "resourceTemplates", items, err)
 		case "resources/read":
 			p, _ := req.GetParams().(*mcp.ReadResourceParams)
-			if p == nil {
+			if p == nil || p.URI == "" {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "resources/read needs params with a uri"}
 			}
 			return a.read(ctx, req, principal, p.URI)

@@ -100,7 +100,8 @@ func TestOffers(t *testing.T) {
 					t.Errorf("read %s: %+v, %v", uri, r, err)
 				}
 			}
-			for uri, code := range map[string]int64{"notes://nope": abi.CodeResourceNotFound, "notes://refused": abi.CodeInvalidParams} {
+			for uri, code := range map[string]int64{"notes://nope": abi.CodeResourceNotFound, "notes://refused": abi.CodeInvalidParams,
+				"": jsonrpc.CodeInvalidParams} {
 				_, err := c.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 				if je, ok := errors.AsType[*jsonrpc.Error](err); !ok || je.Code != code {
 					t.Errorf("read %s: %v, want code %d", uri, err, code)
