@@ -9,6 +9,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,7 +58,7 @@ const (
 
 // Bounds of a search.
 const (
-	maxQueryWords   = 32
+	maxQueryWords   = 32 // at most 64: score keeps a bit per word
 	maxQueryBytes   = 4 << 10
 	defaultPageSize = 10
 	maxPageSize     = 50
@@ -202,33 +204,65 @@ func (a *Adapter) search(req *mcp.CallToolRequest) (*mcp.CallToolResult, error) 
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
 }
 
-// queryWords are the lower-case words of a query, the first maxQueryWords
-// of its first maxQueryBytes: letters and digits, everything else a
-// separator.
+// queryWords are the lower-case words of a query (see words), the first
+// maxQueryWords of its first maxQueryBytes.
 func queryWords(q string) []string {
 	if len(q) > maxQueryBytes {
 		q = q[:maxQueryBytes]
 	}
-	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	slices.Sort(words)
-	words = slices.Compact(words)
-	return words[:min(len(words), maxQueryWords)]
+	var ws []string
+	for w := range words(q) {
+		ws = append(ws, strings.ToLower(w))
+	}
+	slices.Sort(ws)
+	ws = slices.Compact(ws)
+	return ws[:min(len(ws), maxQueryWords)]
 }
 
-// score counts the query's words a tool's name, title and description
-// hold, a word of the name three times.
-func score(t host.Tool, words []string) int {
-	name := strings.ToLower(t.Name)
-	text := strings.ToLower(t.Title + " " + t.Description)
-	s := 0
-	for _, w := range words {
-		if strings.Contains(name, w) {
-			s += 3
-		} else if strings.Contains(text, w) {
-			s++
+// words yields the words of s: runs of letters and digits, a camelCase run
+// cut where a capital follows a small letter; everything else separates.
+func words(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start, prev := -1, rune(0)
+		for i, r := range s {
+			alnum := unicode.IsLetter(r) || unicode.IsDigit(r)
+			if start >= 0 && (!alnum || unicode.IsUpper(r) && unicode.IsLower(prev)) {
+				if !yield(s[start:i]) {
+					return
+				}
+				start = -1
+			}
+			if alnum && start < 0 {
+				start = i
+			}
+			prev = r
+		}
+		if start >= 0 {
+			yield(s[start:])
 		}
 	}
-	return s
+}
+
+// score counts the query's words that begin a word of a tool's name (three
+// times) or of its title and description: whole words, so that "in" does
+// not match "links", and beginnings, so that "fetch" matches "fetches".
+func score(t host.Tool, query []string) int {
+	inName := matched(query, t.Name)
+	inText := matched(query, t.Title) | matched(query, t.Description)
+	return 3*bits.OnesCount64(inName) + bits.OnesCount64(inText&^inName)
+}
+
+// matched has bit i set when query[i], lower case, begins a word of s in
+// any case.
+func matched(query []string, s string) (m uint64) {
+	for x := range words(s) {
+		for i, w := range query {
+			if len(x) >= len(w) && strings.EqualFold(x[:len(w)], w) {
+				m |= 1 << i
+			}
+		}
+	}
+	return m
 }
 
 // dispatch answers wasmcp_call_tool: the tool named runs as if the client

@@ -136,3 +136,52 @@ func TestDiscoveryFindsReloadedTool(t *testing.T) {
 		t.Errorf("search after reload: %+v, %v", res, err)
 	}
 }
+
+// A query's words match the words of a tool's name, title and description
+// (or their beginnings: "fetch" finds "fetches"), not any run of letters
+// inside them: the "in" of "weather in a city" is not the "in" of "links".
+func TestDiscoverySearchMatchesWords(t *testing.T) {
+	ctx := testContext(t)
+	h := &fakeHost{}
+	for name, desc := range map[string]string{
+		"get-resource-links":     "Returns links to example resources.",
+		"get-structured-content": "Returns the current weather for a city as structured content.",
+		"fetchPage":              "Fetches a web page as markdown.",
+		"list_files":             "Lists the files of a directory.",
+	} {
+		tl := tool(name, `{"type":"object"}`)
+		tl.Description = desc
+		h.tools = append(h.tools, tl)
+	}
+	slices.SortFunc(h.tools, func(a, b host.Tool) int { return strings.Compare(a.Name, b.Name) })
+	a := New(h, Options{Discovery: DiscoveryOnly})
+	defer a.Close()
+	c := connect(t, a, legacy)
+	for _, tc := range []struct {
+		query string
+		want  []string // the tools found, best first
+	}{
+		// Ties keep the order of names.
+		{"weather in a city", []string{"get-structured-content", "fetchPage", "list_files"}},
+		{"fetch a page", []string{"fetchPage", "get-structured-content", "list_files"}}, // a camelCase name is words
+		{"files in a folder", []string{"list_files", "fetchPage", "get-structured-content"}},
+		{"ink", nil},
+	} {
+		res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: abi.SearchToolName, Arguments: map[string]any{"query": tc.query}})
+		if err != nil || res.IsError {
+			t.Fatalf("search %q: %+v, %v", tc.query, res, err)
+		}
+		var out struct{ Tools []struct{ Name string } }
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tl := range out.Tools {
+			got = append(got, tl.Name)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("search %q found %v, want %v", tc.query, got, tc.want)
+		}
+	}
+}
