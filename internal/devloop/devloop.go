@@ -25,7 +25,13 @@ import (
 // Defaults of Config.
 const (
 	DefaultTimeout = 5 * time.Minute
-	DefaultSettle  = 200 * time.Millisecond
+	// DefaultSettle is short: a tool author waits for it on every save, on
+	// top of the build, which for a small C project is short too. One save's
+	// notifications come within milliseconds (an editor's write in place,
+	// or its temporary file renamed over the source); a pause longer than
+	// this within a longer operation (a checkout, a generator) starts a
+	// build early, and the changes after it make one more.
+	DefaultSettle = 50 * time.Millisecond
 	// MaxDirs bounds the directories watched: a tree of more is watched in
 	// part, with a warning.
 	MaxDirs = 4096

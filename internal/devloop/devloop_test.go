@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,13 +24,19 @@ type builds struct {
 
 func start(t *testing.T, dir, script string, timeout time.Duration) *builds {
 	t.Helper()
+	return startWith(t, Config{Dir: dir, Build: []string{"sh", "-c", script}, Timeout: timeout, Settle: 50 * time.Millisecond})
+}
+
+// startWith runs Run with cfg, out.wasm ignored, and collects the builds.
+func startWith(t *testing.T, cfg Config) *builds {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	b := &builds{ch: make(chan Build, 100), logs: &testenv.Buffer{}}
+	cfg.Ignore = append(cfg.Ignore, "out.wasm")
+	cfg.Logger = slog.New(slog.NewTextHandler(b.logs, nil))
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Config{Dir: dir, Build: []string{"sh", "-c", script}, Timeout: timeout, Settle: 50 * time.Millisecond,
-			Ignore: []string{"out.wasm"}, Logger: slog.New(slog.NewTextHandler(b.logs, nil))},
-			func(_ context.Context, r Build) { b.ch <- r })
+		done <- Run(ctx, cfg, func(_ context.Context, r Build) { b.ch <- r })
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -170,5 +178,33 @@ func TestWatchBounds(t *testing.T) {
 		if !strings.Contains(b.logs.String(), want) {
 			t.Errorf("no warning %q in\n%s", want, b.logs)
 		}
+	}
+}
+
+// With the default settle delay, a save's build starts soon: the author
+// waits for the delay on every save, on top of the build.
+func TestDefaultSettleStartsBuildSoon(t *testing.T) {
+	dir := t.TempDir()
+	source := filepath.Join(dir, "tool.c")
+	write(t, source, "0")
+	b := startWith(t, Config{Dir: dir, Build: []string{"date", "+%s%N"}})
+	b.next(t)
+	var lags []time.Duration
+	for i := range 5 {
+		saved := time.Now()
+		write(t, source, fmt.Sprint(i))
+		r := b.next(t)
+		ns, err := strconv.ParseInt(strings.TrimSpace(r.Output), 10, 64)
+		if err != nil {
+			t.Fatalf("build printed %q: %v", r.Output, err)
+		}
+		lags = append(lags, time.Unix(0, ns).Sub(saved))
+	}
+	slices.Sort(lags)
+	// Not a statement about speed: the bound leaves room for a busy
+	// machine to start the command, and is less than a delay the author
+	// would feel on every save.
+	if lags[len(lags)/2] > 180*time.Millisecond {
+		t.Errorf("builds started %v after the saves", lags)
 	}
 }
