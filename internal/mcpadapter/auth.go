@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -55,12 +56,13 @@ func hostPrincipal(p *oauth.Principal) *host.Principal {
 // the request's principal sees without a scope its view requires, naming
 // the scopes to ask for (its own and the missing), so that the client can
 // get a token that carries them and try again.
-func (a *Adapter) stepUp(o *OAuth) func(r *http.Request, method string, tool string) (challenge string, refused bool) {
-	return func(r *http.Request, method, tool string) (string, bool) {
+func (a *Adapter) stepUp(o *OAuth) func(r *http.Request, method string, params json.RawMessage) (challenge string, refused bool) {
+	return func(r *http.Request, method string, params json.RawMessage) (string, bool) {
 		p := oauth.PrincipalFrom(r.Context())
 		if method != "tools/call" || p == nil {
 			return "", false
 		}
+		tool := calledTool(params)
 		missing := a.host.MissingScopes(hostPrincipal(p), tool)
 		if len(missing) == 0 {
 			return "", false
@@ -70,4 +72,20 @@ func (a *Adapter) stepUp(o *OAuth) func(r *http.Request, method string, tool str
 		return oauth.WWWAuthenticate(o.ResourceMetadataURL, strings.Join(slices.Compact(want), " "), oauth.CodeInsufficientScope,
 			fmt.Sprintf("tool %s needs the scope %s", tool, strings.Join(missing, " "))), true
 	}
+}
+
+// calledTool is the tool a tools/call's params name; for wasmcp_call_tool,
+// the tool it calls, which needs the same scopes called that way.
+func calledTool(params json.RawMessage) string {
+	var p struct {
+		Name      string `json:"name"`
+		Arguments struct {
+			Name string `json:"name"`
+		} `json:"arguments"`
+	}
+	_ = json.Unmarshal(params, &p) // go-sdk refuses a malformed one
+	if p.Name == callToolName {
+		return p.Arguments.Name
+	}
+	return p.Name
 }

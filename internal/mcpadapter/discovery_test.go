@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/wasmcp/wasmcp/abi"
 	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/internal/oauth"
 )
 
 // discoveryHost serves tools of a few descriptions; a call answers with the
@@ -182,6 +185,44 @@ func TestDiscoverySearchMatchesWords(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("search %q found %v, want %v", tc.query, got, tc.want)
+		}
+	}
+}
+
+// scopedHost is discoveryHost whose tool hash needs the scope tools:write.
+type scopedHost struct{ *fakeHost }
+
+func (scopedHost) MissingScopes(p *host.Principal, tool string) []string {
+	if tool == "hash" && !slices.Contains(p.Scopes, "tools:write") {
+		return []string{"tools:write"}
+	}
+	return nil
+}
+
+// A call through wasmcp_call_tool of a tool whose view requires a scope
+// the token lacks is refused over HTTP as the direct call is: 403 with a
+// step-up challenge, so that the client can ask for the scope, rather
+// than a tool error the model cannot act on.
+func TestDiscoveryCallStepsUp(t *testing.T) {
+	a := New(scopedHost{discoveryHost()}, Options{Discovery: DiscoveryOnly})
+	defer a.Close()
+	h := a.HTTPHandler(HTTPOptions{OAuth: &OAuth{ResourceMetadataURL: "http://127.0.0.1/.well-known/oauth-protected-resource/mcp"}})
+	p := &oauth.Principal{Issuer: "http://127.0.0.1:1", Subject: "alice", ClientID: "app", Scopes: []string{"tools:read"}}
+	for how, params := range map[string]string{
+		"directly":              `{"name":"hash","arguments":{"text":"x"}}`,
+		"through the call tool": `{"name":"` + abi.CallToolName + `","arguments":{"name":"hash","arguments":{"text":"x"}}}`,
+	} {
+		req := httptest.NewRequestWithContext(oauth.WithPrincipal(testContext(t), p), http.MethodPost, "http://127.0.0.1/mcp",
+			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+params+`}`))
+		req.Header.Set("Authorization", "Bearer verified-in-front")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		challenge := rec.Header().Get("WWW-Authenticate")
+		if rec.Code != http.StatusForbidden || !strings.Contains(challenge, `error="insufficient_scope"`) ||
+			!strings.Contains(challenge, "tool hash needs the scope tools:write") {
+			t.Errorf("hash called %s without tools:write: %d %q %q, want 403 and a step-up challenge", how, rec.Code, challenge, rec.Body.String())
 		}
 	}
 }

@@ -29,11 +29,11 @@ type RequestChecks struct {
 	OpenSession func(r *http.Request) (opened func(sessionID string), refused *SessionRefusal)
 	Draining    func() bool
 	Logger      *slog.Logger // a debug line for each request refused
-	// StepUp, if set, is asked of every call's method and, for tools/call,
-	// tool: a challenge refuses the whole request with 403 Forbidden and
-	// that WWW-Authenticate header, so that the client can ask for the
-	// scopes it names (OAuth step-up).
-	StepUp func(r *http.Request, method, tool string) (challenge string, refused bool)
+	// StepUp, if set, is asked of every call's method and params: a
+	// challenge refuses the whole request with 403 Forbidden and that
+	// WWW-Authenticate header, so that the client can ask for the scopes it
+	// names (OAuth step-up).
+	StepUp func(r *http.Request, method string, params json.RawMessage) (challenge string, refused bool)
 }
 
 // A SessionRefusal is why an initialize opens no session: its HTTP status,
@@ -138,15 +138,7 @@ func (c *checkRequests) stepUp(r *http.Request, msgs []incoming) (string, bool) 
 		if !m.call() {
 			continue
 		}
-		var tool string
-		if m.method == "tools/call" {
-			var p struct {
-				Name string `json:"name"`
-			}
-			_ = json.Unmarshal(m.params, &p) // go-sdk refuses a malformed one
-			tool = p.Name
-		}
-		if challenge, refused := c.opts.StepUp(r, m.method, tool); refused {
+		if challenge, refused := c.opts.StepUp(r, m.method, m.params); refused {
 			return challenge, true
 		}
 	}
