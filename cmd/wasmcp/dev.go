@@ -31,6 +31,7 @@ var devCmd = command{
 			logs          logFlags
 			httpf         httpFlags
 			pol           policyFlags
+			discovery     discoveryFlag
 		)
 		fs.StringVar(&build, "build", "", "the project's build `command`, run by sh in DIR (default: make, when DIR has a Makefile)")
 		fs.StringVar(&module, "module", "", "the module the build makes, `FILE` (default: DIR/NAME.wasm, NAME being DIR's name)")
@@ -39,6 +40,7 @@ var devCmd = command{
 		logs.register(fs, "info")
 		httpf.register(fs)
 		pol.register(fs)
+		discovery.register(fs)
 		return func(ctx context.Context, args []string) error {
 			dir := "."
 			switch len(args) {
@@ -69,6 +71,10 @@ var devCmd = command{
 			if err != nil {
 				return err
 			}
+			mode, err := discovery.mode(operator)
+			if err != nil {
+				return err
+			}
 			opts := server.Options{
 				Logger: logger,
 				Host:   cfg,
@@ -80,6 +86,7 @@ var devCmd = command{
 					MaxInput:    int(limits.maxInput),
 					CallTimeout: limits.timeout,
 					Audit:       logger.With("component", "audit"),
+					Discovery:   mode,
 				},
 				Started: func(ctx context.Context, h *host.Host, a *mcpadapter.Adapter) {
 					p.run(ctx, h, a, buildTimeout, std.err, logger)

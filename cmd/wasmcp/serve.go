@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -37,7 +36,7 @@ var serveCmd = command{
 			plugins    []string
 			opsAddr    string
 			stateKey   stateKeyFlags
-			discovery  string
+			discovery  discoveryFlag
 		)
 		fs.StringVar(&dir, "dir", "", "`directory` of *.wasm modules to serve (required without -plugin or sources)")
 		fs.Func("plugin", "serve the module of OCI reference `REF` too (repeatable)", func(ref string) error {
@@ -49,9 +48,7 @@ var serveCmd = command{
 		})
 		fs.StringVar(&opsAddr, "metrics", "", "serve /metrics, /healthz and /readyz at http://`ADDR`/ as well, without a token\n"+
 			"(HOST:PORT, :PORT or PORT; a missing host is 127.0.0.1): for stdio, or a scrape port of its own")
-		fs.StringVar(&discovery, "discovery", "", "offer the tools of progressive discovery, "+mcpadapter.SearchToolName+" and\n"+
-			mcpadapter.CallToolName+": `MODE` is only (in place of the plugins' tools in tools/list), beside, or off\n"+
-			"(default: the config's discovery, else off)")
+		discovery.register(fs)
 		fs.BoolVar(&noWatch, "no-watch", false, "do not reload modules when DIR changes")
 		fs.BoolVar(&waitLoaded, "wait-loaded", false, "answer no client before every module of DIR has loaded (or failed to)")
 		fs.IntVar(&inFlight, "max-in-flight", mcpadapter.DefaultMaxInFlight, "requests one stdio client may have served at once; the server reads\n"+
@@ -102,9 +99,9 @@ var serveCmd = command{
 			if err := oauthf.check(set, &httpf, operator.Issuers()); err != nil {
 				return usageError{err.Error()}
 			}
-			mode, err := mcpadapter.ParseDiscovery(cmp.Or(discovery, operator.Discovery()))
+			mode, err := discovery.mode(operator)
 			if err != nil {
-				return usageErrorf("-discovery: %v", err)
+				return err
 			}
 			if dir == "" && len(plugins) == 0 && len(operator.Sources()) == 0 {
 				return usageErrorf("-dir is required, unless -plugin or the config's sources name modules")
