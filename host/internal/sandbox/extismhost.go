@@ -101,7 +101,16 @@ func extismFunctions() []extismFunction {
 
 // fault traps the call for a bad argument of fn: err says what.
 func (in *instance) fault(fn string, err error) {
-	panic(&callError{ErrTrap, err, fmt.Sprintf("trapped: %s.%s: %v", ExtismModule, fn, err)})
+	panic(&callError{ErrTrap, err, fmt.Sprintf("trapped: %s: %v", qualified(fn), err)})
+}
+
+// qualified is the name of the host function fn, of ExtismModule unless fn
+// names its module (the functions of ExtismUserModule do: userFn).
+func qualified(fn string) string {
+	if strings.Contains(fn, ".") {
+		return fn
+	}
+	return ExtismModule + "." + fn
 }
 
 func (in *instance) kcheck(fn string, err error) {
@@ -148,8 +157,8 @@ func (in *instance) kalloc(ctx context.Context, fn string, n uint64) uint64 {
 		}
 	}
 	l.refused = true
-	msg := fmt.Sprintf("exceeded memory limit of %s: %s.%s(%d) with %s of kernel memory and %s of linear memory in use",
-		in.module.limitString(), ExtismModule, fn, n, formatBytes(in.ext.mem.Bytes()), formatBytes(l.size))
+	msg := fmt.Sprintf("exceeded memory limit of %s: %s(%d) with %s of kernel memory and %s of linear memory in use",
+		in.module.limitString(), qualified(fn), n, formatBytes(in.ext.mem.Bytes()), formatBytes(l.size))
 	panic(&callError{ErrMemory, err, msg})
 }
 

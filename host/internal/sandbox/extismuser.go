@@ -61,7 +61,7 @@ func extismUserFunctions() []extismFunction {
 		{"create_message", one, one, (*instance).userSample},
 		{"list_roots", nil, one, (*instance).userRoots},
 		{"get_access_token", one, one, func(in *instance, _ context.Context, s []uint64) {
-			in.kblock("get_access_token", "the credentials", s[0])
+			in.kblock(userFn("get_access_token"), "the credentials", s[0])
 			in.userFail("get_access_token", "wasmcp gets no OAuth tokens for plugins: give the plugin its credentials "+
 				"through the policy (headers for its net origins, or secrets for get_keyring_secret)")
 		}},
@@ -73,7 +73,7 @@ func extismUserFunctions() []extismFunction {
 		{"notify_resource_list_changed", nil, nil, notify(ListResources)},
 		{"notify_resource_updated", one, nil, func(in *instance, _ context.Context, s []uint64) {
 			// wasmcp offers no resource subscriptions: nobody to tell.
-			in.kblock("notify_resource_updated", "the notification", s[0])
+			in.kblock(userFn("notify_resource_updated"), "the notification", s[0])
 		}},
 		{"notify_url_elicitation_completed", one, nil, func(in *instance, _ context.Context, s []uint64) {
 			params := in.userJSON("notify_url_elicitation_completed", s[0])
@@ -95,17 +95,21 @@ func extismUserFunctions() []extismFunction {
 	}
 }
 
+// userFn is the name of the function fn of ExtismUserModule, for the
+// kernel's errors.
+func userFn(fn string) string { return ExtismUserModule + "." + fn }
+
 // userFail fails the run, as hyper-mcp's host functions do by returning an
 // error: the client reads msg, naming the function.
 func (in *instance) userFail(fn, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	panic(&callError{ErrHostFunction, nil, fmt.Sprintf("%s.%s: %s", ExtismUserModule, fn, msg)})
+	panic(&callError{ErrHostFunction, nil, userFn(fn) + ": " + msg})
 }
 
 // userJSON returns the JSON object in the block at p, freed, or fails the
 // run.
 func (in *instance) userJSON(fn string, p uint64) []byte {
-	b := bytes.Clone(in.kblock(fn, "the argument", p))
+	b := bytes.Clone(in.kblock(userFn(fn), "the argument", p))
 	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) == 0 || t[0] != '{' || !json.Valid(b) {
 		in.userFail(fn, "the argument is not a JSON object")
 	}
@@ -128,9 +132,9 @@ func (in *instance) userAsk(ctx context.Context, fn, feature string, params []by
 	status, reply := in.module.ask(ctx, st, feature, hook, params)
 	switch {
 	case status == abi.StatusOK:
-		return in.kbytes(ctx, fn, reply)
+		return in.kbytes(ctx, userFn(fn), reply)
 	case status == abi.StatusUnsupported && unsupported != nil:
-		return in.kbytes(ctx, fn, unsupported)
+		return in.kbytes(ctx, userFn(fn), unsupported)
 	}
 	in.userFail(fn, "%s", reply)
 	return 0
@@ -189,10 +193,10 @@ func (in *instance) userSecret(ctx context.Context, s []uint64) {
 	if !ok {
 		in.module.opts.Logger.WarnContext(ctx, "plugin asked for a secret its policy section does not hold",
 			"plugin", in.module.name, "secret", id.Service+"/"+id.User)
-		s[0] = in.kbytes(ctx, "get_keyring_secret", []byte{})
+		s[0] = in.kbytes(ctx, userFn("get_keyring_secret"), []byte{})
 		return
 	}
-	s[0] = in.kbytes(ctx, "get_keyring_secret", []byte(v))
+	s[0] = in.kbytes(ctx, userFn("get_keyring_secret"), []byte(v))
 }
 
 // mcpLevels are MCP's logging levels, in the order of abi.LogLevel.

@@ -1,0 +1,83 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/wasmcp/wasmcp/host"
+	"github.com/wasmcp/wasmcp/host/policy"
+)
+
+// userAttackFunctions are the functions of extism:host/user that take an
+// argument, numbered from 1 as testdata/extism_user_attack.wat numbers
+// them.
+var userAttackFunctions = []string{"create_elicitation", "create_message", "get_access_token", "get_keyring_secret",
+	"notify_logging_message", "notify_progress", "notify_resource_updated", "notify_url_elicitation_completed"}
+
+// userAttackHost serves testdata/extism_user_attack.wasm with the policy
+// settings given for it (a JSON object).
+func userAttackHost(t *testing.T, l *logs, settings string, cfg host.Config) *host.Host {
+	t.Helper()
+	p, err := policy.Parse([]byte(`{"plugins":{"extism_user_attack":`+settings+`}}`), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t, "", l, cfg.WithPolicy(p))
+	if err := h.LoadFile(t.Context(), filepath.Join("testdata", "extism_user_attack.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// answering is a client that answers every request at once, and counts
+// them.
+func answering(n *atomic.Int64) host.CallRequest {
+	answer := func(reply string) host.RequestFunc {
+		return func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			n.Add(1)
+			return json.RawMessage(reply), nil
+		}
+	}
+	return host.CallRequest{
+		Sample: answer(`{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}`),
+		Elicit: answer(`{"action":"accept","content":{}}`),
+		Roots:  answer(`{"roots":[]}`),
+	}
+}
+
+// An offset that is no block, or a block the host function already took
+// and freed, traps the call with an error that names the function, its
+// module and the offset; the plugin serves on, and its client was asked
+// nothing.
+func TestExtismUserBadPointers(t *testing.T) {
+	h := userAttackHost(t, newLogs(), `{}`, testConfig(t))
+	var asked atomic.Int64
+	cases := map[string]string{"fr": "extism:host/user.notify_progress: the argument at offset"}
+	for i, fn := range userAttackFunctions {
+		cases[fmt.Sprintf("p%d", i+1)] = "extism:host/user." + fn + ": the "
+	}
+	for tool, want := range cases {
+		t.Run(tool, func(t *testing.T) {
+			req := answering(&asked)
+			req.Tool = tool
+			res, err := h.Call(t.Context(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError || !strings.Contains(res.Content[0].Text, want) || !strings.Contains(res.Content[0].Text, "is not an allocated block") {
+				t.Errorf("%+v, want a trap naming %q", res.Content, want)
+			}
+		})
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the client was asked %d times", n)
+	}
+	if got := call(t, h, "ok"); got != "ok" {
+		t.Errorf("ok: %q", got)
+	}
+}
