@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wasmcp/wasmcp/host"
 	"github.com/wasmcp/wasmcp/host/policy"
@@ -77,6 +78,28 @@ func TestExtismUserBadPointers(t *testing.T) {
 	if n := asked.Load(); n != 0 {
 		t.Errorf("the client was asked %d times", n)
 	}
+	if got := call(t, h, "ok"); got != "ok" {
+		t.Errorf("ok: %q", got)
+	}
+}
+
+// A plugin whose listing runs to its deadline once it said that its lists
+// changed keeps no load of another plugin waiting meanwhile, and serves on
+// with what it listed before.
+func TestExtismUserRelistHoldsNoLoad(t *testing.T) {
+	l := newLogs()
+	const timeout = 5 * time.Second
+	h := userAttackHost(t, l, fmt.Sprintf(`{"timeout":%q}`, timeout), testConfig(t))
+	call(t, h, "sl")
+	time.Sleep(300 * time.Millisecond) // past the wait before a reading: the listing loops
+	start := time.Now()
+	if err := h.LoadFile(t.Context(), filepath.Join("testdata", "echo.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > timeout/2 {
+		t.Errorf("loading another plugin took %v: it waited for the looping listing", took)
+	}
+	l.wait(t, "plugin's lists not read again", "extism_user_attack")
 	if got := call(t, h, "ok"); got != "ok" {
 		t.Errorf("ok: %q", got)
 	}

@@ -75,13 +75,14 @@ func (r *relister) run(name string) {
 }
 
 // relist serves the lists the plugin of that name gives now; the plugin
-// keeps serving as it was when they cannot be read.
+// keeps serving as it was when they cannot be read. The guest lists them
+// without h.loading held, which a listing that runs to its deadline would
+// keep from every load and reconfiguration meanwhile: what it lists is
+// served only if the plugin was not replaced in the meantime.
 func (h *Host) relist(ctx context.Context, name string) {
 	if ctx.Err() != nil {
 		return
 	}
-	h.loading.Lock()
-	defer h.loading.Unlock()
 	p, ok := h.reg.Snapshot().Plugin(name)
 	if !ok {
 		return
@@ -91,6 +92,12 @@ func (h *Host) relist(ctx context.Context, name string) {
 		h.log.Warn("plugin's lists not read again: it keeps serving what it listed before", "file", p.Path(), "error", err)
 		return
 	}
+	h.loading.Lock()
+	defer h.loading.Unlock()
+	if cur, ok := h.reg.Snapshot().Plugin(name); !ok || cur != p {
+		return // replaced or removed while it listed; n shares p's module, which p's Close closes
+	}
+	p.HandOver()
 	if _, err := h.reg.Update([]*plugin.Plugin{n}, nil); err == nil {
 		h.log.Info("plugin's lists read again, as it asked", "file", p.Path(), "tools", len(n.Tools()))
 	}

@@ -223,15 +223,11 @@ func (p *Plugin) Info() sandbox.Info { return p.mod.Info() }
 // Generation is Options.Generation.
 func (p *Plugin) Generation() uint64 { return p.generation }
 
-// Close refuses new calls (they get ErrClosed), waits for the calls in
-// flight to finish, and closes the module (sandbox.Module.Close: if ctx is
-// done first, the calls still running are stopped, and Close returns an
-// error wrapping ctx's cause). Close may be called more than once.
 // Relist reads the module's lists again, in a new instance of the same
 // module (an Extism plugin said they changed), and returns a Plugin of
-// them that takes the module over: p's Close then leaves the module open,
-// so that calls running in p finish and later ones go to the new Plugin.
-// Its grants are p's. On an error p keeps the module.
+// them on the same module, with p's grants. The new Plugin takes the module
+// over only once HandOver is called: until then p's Close closes it, so
+// that a Plugin the caller drops (p was replaced meanwhile) leaks nothing.
 func (p *Plugin) Relist(ctx context.Context) (*Plugin, error) {
 	doc, err := p.mod.List(ctx)
 	if err != nil {
@@ -247,10 +243,18 @@ func (p *Plugin) Relist(ctx context.Context) (*Plugin, error) {
 	}
 	n.requested = p.requested // what was granted stands
 	n.capViews(n.granted.Net)
-	p.successor.Store(true)
 	return n, nil
 }
 
+// HandOver gives p's module to the Plugin Relist made of it: p's Close then
+// leaves the module open, so that calls running in p finish and later ones
+// go to the new Plugin. Call it before the new Plugin replaces p.
+func (p *Plugin) HandOver() { p.successor.Store(true) }
+
+// Close refuses new calls (they get ErrClosed), waits for the calls in
+// flight to finish, and closes the module (sandbox.Module.Close: if ctx is
+// done first, the calls still running are stopped, and Close returns an
+// error wrapping ctx's cause). Close may be called more than once.
 func (p *Plugin) Close(ctx context.Context) error {
 	if p.successor.Load() {
 		return nil // the module serves on, in the plugin Relist made
