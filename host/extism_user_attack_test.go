@@ -83,6 +83,40 @@ func TestExtismUserBadPointers(t *testing.T) {
 	}
 }
 
+// An argument over the plugin's maxOutput fails the call unread, with an
+// error that says so: a block of 100 MiB reaches neither the client nor
+// the log, and the plugin serves on. (e2e/extism_user_test.go sends one
+// that is a JSON object, which takes seconds to write.)
+func TestExtismUserHugeArguments(t *testing.T) {
+	l := newLogs()
+	h := userAttackHost(t, l, `{}`, testConfig(t))
+	var asked atomic.Int64
+	tools := map[string]string{}
+	for i, fn := range userAttackFunctions {
+		tools[fmt.Sprintf("z%d", i+1)] = fn
+	}
+	for tool, fn := range tools {
+		t.Run(tool, func(t *testing.T) {
+			req := answering(&asked)
+			req.Tool = tool
+			res, err := h.Call(t.Context(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "extism:host/user." + fn + ": the argument of 100 MiB is over the limit of 4 MiB (the plugin's maxOutput)"
+			if !res.IsError || !strings.Contains(res.Content[0].Text, want) {
+				t.Errorf("%+v, want an error saying %q", res.Content, want)
+			}
+		})
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the client was asked %d times", n)
+	}
+	if got := call(t, h, "ok"); got != "ok" {
+		t.Errorf("ok: %q", got)
+	}
+}
+
 // A plugin whose listing runs to its deadline once it said that its lists
 // changed keeps no load of another plugin waiting meanwhile, and serves on
 // with what it listed before.

@@ -6,6 +6,7 @@
 ;; $arg below:
 ;;   p1..p8  passes the function an offset that is no block
 ;;   b1..b8  passes it a block of 100 MiB: a JSON object of spaces
+;;   z1..z8  passes it a block of 100 MiB as alloc left it
 ;;   fr      passes notify_progress the same block twice: the second time
 ;;           it is freed
 ;;   fl      calls create_message until the host stops it, keeping every
@@ -32,7 +33,7 @@
   (import "extism:host/user" "notify_url_elicitation_completed" (func $notify_url_elicitation_completed (param i64)))
   (import "extism:host/user" "notify_tool_list_changed" (func $notify_tool_list_changed))
   (memory (export "memory") 1)
-  (data (i32.const 1024) "{\22tools\22:[{\22name\22:\22p1\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p2\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p3\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p4\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p5\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p6\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p7\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p8\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b1\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b2\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b3\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b4\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b5\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b6\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b7\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b8\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22fr\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22fl\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22li\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22sl\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22ok\22,\22inputSchema\22:{\22type\22:\22object\22}}]}")
+  (data (i32.const 1024) "{\22tools\22:[{\22name\22:\22p1\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p2\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p3\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p4\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p5\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p6\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p7\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22p8\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b1\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b2\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b3\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b4\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b5\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b6\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b7\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22b8\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22z1\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22z2\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22z3\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22z4\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22z5\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22z6\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22z7\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22z8\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22fr\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22fl\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22li\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22sl\22,\22inputSchema\22:{\22type\22:\22object\22}},{\22name\22:\22ok\22,\22inputSchema\22:{\22type\22:\22object\22}}]}")
   (data (i32.const 2400) "{\22content\22:[{\22type\22:\22text\22,\22text\22:\22ok\22}]}")
   (data (i32.const 2500) "{\22messages\22:[{\22role\22:\22user\22,\22content\22:{\22type\22:\22text\22,\22text\22:\22hi\22}}],\22maxTokens\22:1}")
   (data (i32.const 2600) "{\22progressToken\22:1,\22progress\22:1}")
@@ -82,7 +83,7 @@
   (func (export "list_tools") (result i32)
     (if (i64.ne (call $var_get (call $k (i32.const 2700) (i32.const 4))) (i64.const 0))
       (then (loop $forever (br $forever))))
-    (call $output_set (call $k (i32.const 1024) (i32.const 977)) (i64.const 977))
+    (call $output_set (call $k (i32.const 1024) (i32.const 1345)) (i64.const 1345))
     (i32.const 0))
 
   (func (export "call_tool") (result i32)
@@ -93,6 +94,8 @@
       (then (call $arg (i32.sub (local.get $d) (i32.const 48)) (i64.const 0x7ffffffffff0)) (call $ok) (return (i32.const 0))))
     (if (i32.eq (local.get $c) (i32.const 98)) ;; b
       (then (call $arg (i32.sub (local.get $d) (i32.const 48)) (call $big)) (call $ok) (return (i32.const 0))))
+    (if (i32.eq (local.get $c) (i32.const 122)) ;; z
+      (then (call $arg (i32.sub (local.get $d) (i32.const 48)) (call $alloc (i64.const 104857600))) (call $ok) (return (i32.const 0))))
     (if (i32.and (i32.eq (local.get $c) (i32.const 102)) (i32.eq (local.get $d) (i32.const 114))) ;; fr
       (then
         (local.set $p (call $k (i32.const 2600) (i32.const 32)))

@@ -61,7 +61,7 @@ func extismUserFunctions() []extismFunction {
 		{"create_message", one, one, (*instance).userSample},
 		{"list_roots", nil, one, (*instance).userRoots},
 		{"get_access_token", one, one, func(in *instance, _ context.Context, s []uint64) {
-			in.kblock(userFn("get_access_token"), "the credentials", s[0])
+			in.userJSON("get_access_token", s[0])
 			in.userFail("get_access_token", "wasmcp gets no OAuth tokens for plugins: give the plugin its credentials "+
 				"through the policy (headers for its net origins, or secrets for get_keyring_secret)")
 		}},
@@ -73,7 +73,7 @@ func extismUserFunctions() []extismFunction {
 		{"notify_resource_list_changed", nil, nil, notify(ListResources)},
 		{"notify_resource_updated", one, nil, func(in *instance, _ context.Context, s []uint64) {
 			// wasmcp offers no resource subscriptions: nobody to tell.
-			in.kblock(userFn("notify_resource_updated"), "the notification", s[0])
+			in.userJSON("notify_resource_updated", s[0])
 		}},
 		{"notify_url_elicitation_completed", one, nil, func(in *instance, _ context.Context, s []uint64) {
 			params := in.userJSON("notify_url_elicitation_completed", s[0])
@@ -107,9 +107,16 @@ func (in *instance) userFail(fn, format string, args ...any) {
 }
 
 // userJSON returns the JSON object in the block at p, freed, or fails the
-// run.
+// run. An argument longer than the plugin's output may be (maxOutput) is
+// refused unread: what it carries goes to the client, or into a log line,
+// and a plugin may fill its whole memory limit with it.
 func (in *instance) userJSON(fn string, p uint64) []byte {
-	b := bytes.Clone(in.kblock(userFn(fn), "the argument", p))
+	b := in.kblock(userFn(fn), "the argument", p)
+	if limit := uint64(in.module.opts.Limits.MaxOutput); uint64(len(b)) > limit {
+		in.userFail(fn, "the argument of %s is over the limit of %s (the plugin's maxOutput)",
+			formatBytes(uint64(len(b))), formatBytes(limit))
+	}
+	b = bytes.Clone(b)
 	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) == 0 || t[0] != '{' || !json.Valid(b) {
 		in.userFail(fn, "the argument is not a JSON object")
 	}
