@@ -85,16 +85,30 @@ func TestExtismUserFunctions(t *testing.T) {
 		})
 	}
 
-	// Without a client that takes them: an elicitation is declined, roots
-	// are none, and sampling fails the call saying why.
-	if res := call("elicit", host.CallRequest{}); res.IsError || !strings.Contains(string(res.StructuredContent), `"decline"`) {
-		t.Errorf("elicit without a client: %+v", res)
+	// Without a client that takes them, or from a client that fails, the
+	// plugin gets hyper-mcp's answers: an elicitation declined and a
+	// sampled message with the stop reason "error", both saying why, and
+	// no roots.
+	failing := host.CallRequest{
+		Sample: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, errors.New("the user refused") },
+		Elicit: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, errors.New("the user went away") },
+		Roots:  func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, errors.New("no roots today") },
 	}
-	if res := call("roots", host.CallRequest{}); res.IsError || !strings.Contains(string(res.StructuredContent), `"roots":[]`) {
-		t.Errorf("roots without a client: %+v", res)
-	}
-	if res := call("sample", host.CallRequest{}); !res.IsError || !strings.Contains(res.Content[0].Text, "extism:host/user.create_message") {
-		t.Errorf("sample without a client: %+v", res)
+	for _, tc := range []struct {
+		tool   string
+		client host.CallRequest
+		want   string
+	}{
+		{"elicit", host.CallRequest{}, `{"action":"decline","content":{"error":"elicitation is not available: this call has no client that supports it"}}`},
+		{"elicit", failing, `{"action":"decline","content":{"error":"elicitation request failed: the user went away"}}`},
+		{"roots", host.CallRequest{}, `{"roots":[]}`},
+		{"roots", failing, `{"roots":[]}`},
+		{"sample", host.CallRequest{}, `{"role":"assistant","content":{"type":"text","text":"sampling is not available: this call has no client that supports it"},"model":"","stopReason":"error"}`},
+		{"sample", failing, `{"role":"assistant","content":{"type":"text","text":"sampling request failed: the user refused"},"model":"","stopReason":"error"}`},
+	} {
+		if res := call(tc.tool, tc.client); res.IsError || string(res.StructuredContent) != tc.want {
+			t.Errorf("%s: %s %+v, want %s", tc.tool, res.StructuredContent, res.Content, tc.want)
+		}
 	}
 	// get_access_token fails the call, not the load.
 	if res := call("token", host.CallRequest{}); !res.IsError || !strings.Contains(res.Content[0].Text, "get_access_token") {

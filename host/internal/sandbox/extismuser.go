@@ -124,10 +124,12 @@ func (in *instance) userJSON(fn string, p uint64) []byte {
 }
 
 // userAsk sends the guest's request through the hook hookOf picks and
-// returns the client's answer in a block, as hyper-mcp's create_message
-// and create_elicitation do; unsupported gives unsupported's block, or
-// fails the run without one.
-func (in *instance) userAsk(ctx context.Context, fn, feature string, params []byte, hookOf func(*CallHooks) RequestFunc, unsupported []byte) uint64 {
+// returns the client's answer in a block. When the client does not answer
+// (it lacks the capability, refuses, fails, or the call's client timeout
+// runs out) the plugin gets declined(why) instead, as hyper-mcp answers
+// its plugins rather than fail their call: a plugin written for it
+// handles that answer.
+func (in *instance) userAsk(ctx context.Context, fn, feature string, params []byte, hookOf func(*CallHooks) RequestFunc, declined func(why string) any) uint64 {
 	st := in.call()
 	if st == nil {
 		in.userFail(fn, "not available outside a tools/call")
@@ -137,25 +139,39 @@ func (in *instance) userAsk(ctx context.Context, fn, feature string, params []by
 		hook = hookOf(st.hooks)
 	}
 	status, reply := in.module.ask(ctx, st, feature, hook, params)
-	switch {
-	case status == abi.StatusOK:
-		return in.kbytes(ctx, userFn(fn), reply)
-	case status == abi.StatusUnsupported && unsupported != nil:
-		return in.kbytes(ctx, userFn(fn), unsupported)
+	if status != abi.StatusOK {
+		in.module.opts.Logger.DebugContext(ctx, "plugin's request not answered by the client: the plugin gets hyper-mcp's answer for that",
+			"plugin", in.module.name, "tool", st.tool, "function", userFn(fn), "reason", string(reply))
+		reply, _ = json.Marshal(declined(string(reply)))
 	}
-	in.userFail(fn, "%s", reply)
-	return 0
+	return in.kbytes(ctx, userFn(fn), reply)
 }
 
+// text is an MCP text content block.
+type text struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// userSample is create_message. A request the client does not answer gets
+// an assistant's message that says why, with the stop reason "error".
 func (in *instance) userSample(ctx context.Context, s []uint64) {
 	params := in.userJSON("create_message", s[0])
-	s[0] = in.userAsk(ctx, "create_message", "sampling", params, func(h *CallHooks) RequestFunc { return h.Sample }, nil)
+	s[0] = in.userAsk(ctx, "create_message", "sampling", params, func(h *CallHooks) RequestFunc { return h.Sample },
+		func(why string) any {
+			return struct {
+				Role       string `json:"role"`
+				Content    text   `json:"content"`
+				Model      string `json:"model"`
+				StopReason string `json:"stopReason"`
+			}{"assistant", text{"text", why}, "", "error"}
+		})
 }
 
 // userElicit is create_elicitation. hyper-mcp's request may carry a
 // "timeout" in seconds beside the ElicitRequest's params: it bounds the
-// wait, within the call's client timeout, and is not sent. A client
-// without elicitation declines, as hyper-mcp answers for it.
+// wait, within the call's client timeout, and is not sent. A request the
+// client does not answer is declined, the content saying why.
 func (in *instance) userElicit(ctx context.Context, s []uint64) {
 	params := in.userJSON("create_elicitation", s[0])
 	var req map[string]json.RawMessage
@@ -176,13 +192,19 @@ func (in *instance) userElicit(ctx context.Context, s []uint64) {
 		}
 	}
 	s[0] = in.userAsk(ctx, "create_elicitation", "elicitation", params, func(h *CallHooks) RequestFunc { return h.Elicit },
-		[]byte(`{"action":"decline"}`))
+		func(why string) any {
+			return struct {
+				Action  string            `json:"action"`
+				Content map[string]string `json:"content"`
+			}{"decline", map[string]string{"error": why}}
+		})
 }
 
-// userRoots is list_roots: the client's roots, none when it has no roots
-// capability, as hyper-mcp answers.
+// userRoots is list_roots: the client's roots, none when it does not
+// answer.
 func (in *instance) userRoots(ctx context.Context, s []uint64) {
-	s[0] = in.userAsk(ctx, "list_roots", "roots", []byte(`{}`), func(h *CallHooks) RequestFunc { return h.Roots }, []byte(`{"roots":[]}`))
+	s[0] = in.userAsk(ctx, "list_roots", "roots", []byte(`{}`), func(h *CallHooks) RequestFunc { return h.Roots },
+		func(string) any { return json.RawMessage(`{"roots":[]}`) })
 }
 
 // userSecret is get_keyring_secret: the value the policy holds for the
