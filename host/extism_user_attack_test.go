@@ -117,6 +117,53 @@ func TestExtismUserHugeArguments(t *testing.T) {
 	}
 }
 
+// A plugin that calls create_message in a loop, from a client that
+// answers at once, is stopped at the request past the bound of a call,
+// saying so, and serves on.
+func TestExtismUserSampleFlood(t *testing.T) {
+	h := userAttackHost(t, newLogs(), `{}`, testConfig(t))
+	var asked atomic.Int64
+	req := answering(&asked)
+	req.Tool = "fl"
+	res, err := h.Call(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(res.Content[0].Text, "sampling request not sent: the call already made 1000 requests of its client") {
+		t.Errorf("%+v, want an error saying the call asked too often", res.Content)
+	}
+	if n := asked.Load(); n != 1000 {
+		t.Errorf("the client was asked %d times, want 1000", n)
+	}
+	if got := call(t, h, "ok"); got != "ok" {
+		t.Errorf("ok: %q", got)
+	}
+}
+
+// A plugin saying that its tool list changed 10,000 times a second has its
+// lists read at most every 100 ms, and serves on meanwhile.
+func TestExtismUserListChangedTenThousandPerSecond(t *testing.T) {
+	l := newLogs()
+	h := userAttackHost(t, l, `{}`, testConfig(t))
+	start := time.Now()
+	calls := 0
+	for time.Since(start) < time.Second {
+		call(t, h, "li") // 10,000 notifications
+		calls++
+		if got := call(t, h, "ok"); got != "ok" {
+			t.Fatalf("ok: %q", got)
+		}
+	}
+	elapsed := time.Since(start)
+	l.wait(t, "plugin's lists read again")
+	time.Sleep(300 * time.Millisecond) // the last pending reading
+	reads := strings.Count(l.String(), "plugin's lists read again")
+	t.Logf("%d notifications in %v: %d readings", calls*10_000, elapsed.Round(time.Millisecond), reads)
+	if limit := int(elapsed/(100*time.Millisecond)) + 2; reads > limit {
+		t.Errorf("%d readings in %v, want at most %d", reads, elapsed, limit)
+	}
+}
+
 // A plugin whose listing runs to its deadline once it said that its lists
 // changed keeps no load of another plugin waiting meanwhile, and serves on
 // with what it listed before.

@@ -60,6 +60,9 @@ type callState struct {
 	budget *budget
 	// waitLeft is what remains of Limits.ClientTimeout for this call.
 	waitLeft time.Duration
+	// asked counts the requests made of the client, against
+	// MaxClientRequests.
+	asked int
 	// reply is the last sample, elicit or http_request reply, for
 	// read_reply.
 	reply []byte

@@ -97,6 +97,12 @@ func (m *Module) ask(ctx context.Context, st *callState, feature string, hook Re
 		return fail(abi.StatusTimeout, "%s request not sent: the call used up its client timeout of %s",
 			feature, m.opts.Limits.ClientTimeout)
 	}
+	if st.asked++; st.asked > MaxClientRequests {
+		// Asking on past this is a flood, not a request to handle: the
+		// call ends.
+		panic(&callError{ErrHostFunction, nil, fmt.Sprintf("%s request not sent: the call already made %d requests of its client, "+
+			"the most one call may make", feature, MaxClientRequests)})
+	}
 
 	// The client's request is made in the caller's context: go-sdk finds
 	// there the request the guest is serving, to send its own on the same
@@ -219,6 +225,14 @@ func slogLevel(l abi.LogLevel) slog.Level {
 	}
 	return slog.LevelError
 }
+
+// MaxClientRequests is the most requests (sampling, elicitation, roots) one
+// call makes of its client; the next one ends the call with ErrHostFunction.
+// A guest asking in a loop would otherwise keep the client's model, or its
+// user, busy for as long as the client timeout lasts: from a client that
+// answers at once, a request every few hundred microseconds for ten
+// minutes.
+const MaxClientRequests = 1000
 
 // Bounds of what one call (or one describe) may log. Past either, further
 // lines are dropped and one warning says so: a guest logging in a loop

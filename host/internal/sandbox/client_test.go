@@ -172,6 +172,25 @@ func TestSampleClientTimeout(t *testing.T) {
 	}
 }
 
+// A guest that asks its client in a loop is stopped at the request past
+// MaxClientRequests, with an error that says so; the client was asked no
+// more.
+func TestSampleFlood(t *testing.T) {
+	m := compile(t, "client", sandbox.Options{})
+	asked := 0
+	hooks := &sandbox.CallHooks{Sample: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		asked++
+		return json.RawMessage(`{}`), nil
+	}}
+	_, err := sandbox.CallOutput(testContext(t), m, "flood", []byte(`{}`), hooks)
+	if !errors.Is(err, sandbox.ErrHostFunction) || !strings.Contains(err.Error(), "the call already made 1000 requests of its client") {
+		t.Errorf("err = %v, want ErrHostFunction saying why", err)
+	}
+	if asked != sandbox.MaxClientRequests {
+		t.Errorf("the client was asked %d times, want %d", asked, sandbox.MaxClientRequests)
+	}
+}
+
 // Waiting for the client does not count against the call's deadline: a
 // sample answered after several deadlines' worth of time still completes.
 func TestSamplePausesDeadline(t *testing.T) {

@@ -243,8 +243,9 @@ var (
 	ErrOutputTooLarge = errors.New("output too large")
 	// ErrNoResult: the guest returned 0 instead of a document.
 	ErrNoResult = errors.New("no result")
-	// ErrHostFunction: a host function the guest called failed the call,
-	// as hyper-mcp's do (a sampling request the client cannot take).
+	// ErrHostFunction: a host function the guest called failed the call:
+	// one of hyper-mcp's that cannot serve it (get_access_token), or a
+	// request of the client past MaxClientRequests.
 	ErrHostFunction = errors.New("host function failed")
 	// ErrUnsupported: the module has no export for the Op (Serve).
 	ErrUnsupported = errors.New("not served")

@@ -101,6 +101,12 @@
         (drop (call $read_reply (i32.const 131000) (i32.const 1000)))
         (return (call $pack (i32.const 48) (i32.const 4)))))
 
+    ;; "flood": samples until the host ends the call.
+    (if (i32.eq (local.get $c) (i32.const 102)) ;; 'f'
+      (then (loop $more
+        (drop (call $sample (local.get $args) (local.get $args_len)))
+        (br $more))))
+
     ;; "wait": a sample, then a loop that only the deadline ends.
     (if (i32.eq (local.get $c) (i32.const 119)) ;; 'w'
       (then
