@@ -4,8 +4,10 @@
 // -> a CallToolResult), and knows nothing of wasmcp. Its tools exercise each
 // host function a plugin of that kind uses.
 import { Config, Host, LogLevel, Memory, Var } from "@extism/as-pdk";
-import { error_set, length } from "@extism/as-pdk/lib/env";
+import { length } from "@extism/as-pdk/lib/env";
 import { JSON } from "assemblyscript-json/assembly";
+
+import { fail, outputString, quote, stringArg, text } from "./common";
 
 // The PDK wraps neither these host functions nor the trace level.
 @external("extism:host/env", "log_trace")
@@ -14,15 +16,6 @@ declare function log_trace(offset: u64): void;
 declare function http_request(req: u64, body: u64): u64;
 @external("extism:host/env", "http_status_code")
 declare function http_status_code(): i32;
-
-// Named with --use abort=plugin/abort, so that the module imports nothing
-// but extism:host/env.
-function abort(message: string | null, file: string | null, line: u32, column: u32): void {
-  const msg = "abort: " + (message === null ? "" : message) + " at " +
-    (file === null ? "" : file) + ":" + line.toString() + ":" + column.toString();
-  error_set(Memory.allocateString(msg).offset);
-  unreachable();
-}
 
 const TOOLS = `{"tools":[
 {"name":"as_echo","description":"Returns its text argument unchanged.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}},
@@ -95,37 +88,4 @@ let spins: u64 = 0;
 function spin(): i32 {
   while (true) spins++;
   return 0;
-}
-
-function stringArg(args: JSON.Obj, key: string): string {
-  const v = args.getString(key);
-  return v === null ? "" : v.valueOf();
-}
-
-function text(s: string): i32 {
-  outputString(`{"content":[{"type":"text","text":${quote(s)}}]}`);
-  return 0;
-}
-
-function fail(message: string): i32 {
-  error_set(Memory.allocateString(message).offset);
-  return 1;
-}
-
-// Host.outputString sizes its output in UTF-16 units; this writes UTF-8 bytes.
-function outputString(s: string): void {
-  Host.output(Uint8Array.wrap(String.UTF8.encode(s)));
-}
-
-function quote(s: string): string {
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c == 0x22) out += '\\"';
-    else if (c == 0x5c) out += "\\\\";
-    else if (c == 0x0a) out += "\\n";
-    else if (c < 0x20) out += "\\u" + c.toString(16).padStart(4, "0");
-    else out += String.fromCharCode(c);
-  }
-  return out + '"';
 }
