@@ -12,18 +12,19 @@ import (
 )
 
 // clientFeatures connects a tools/call to the client that sent it: progress
-// notifications when the request carries a progress token, and sampling and
-// elicitation requests. A client of the 2026-07-28 protocol answers those
-// in requests of its own, through rs (round.go); an earlier client is sent
-// them on its session, unless it has none (stateless). Each is left unset
-// or refused, so that the guest is told "not supported", when the request
-// has no way to reach its client.
+// notifications when the request carries a progress token, and sampling,
+// elicitation and roots requests. A client of the 2026-07-28 protocol
+// answers those in requests of its own, through rs (round.go); an earlier
+// client is sent them on its session, unless it has none (stateless). Each
+// is left unset or refused, so that the guest is told "not supported", when
+// the request has no way to reach its client.
 func (a *Adapter) clientFeatures(ctx context.Context, req *mcp.CallToolRequest, creq *host.CallRequest, rs *round, stateless bool) {
 	ss := req.Session
 	caps := req.ClientCapabilities()
 	if rs != nil {
 		creq.Sample = ask[mcp.CreateMessageParams](rs, methodSample, caps != nil && caps.Sampling != nil)
 		creq.Elicit = ask[mcp.ElicitParams](rs, methodElicit, caps != nil && caps.Elicitation != nil)
+		creq.Roots = ask[mcp.ListRootsParams](rs, methodRoots, caps != nil && caps.RootsV2 != nil)
 	}
 	if ss == nil {
 		return
@@ -115,8 +116,11 @@ func decodeParams[P any](method string, params json.RawMessage) (*P, error) {
 
 // feature names the client capability an input request method needs.
 func feature(method string) string {
-	if method == methodElicit {
+	switch method {
+	case methodElicit:
 		return "elicitation"
+	case methodRoots:
+		return "roots"
 	}
 	return "sampling"
 }

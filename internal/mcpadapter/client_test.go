@@ -31,11 +31,8 @@ func askingHost() *fakeHost {
 			return nil, err
 		}
 		var lines []string
-		for _, k := range []string{"sample", "elicit"} {
-			fn := req.Sample
-			if k == "elicit" {
-				fn = req.Elicit
-			}
+		for _, k := range []string{"sample", "elicit", "roots"} {
+			fn := map[string]host.RequestFunc{"sample": req.Sample, "elicit": req.Elicit, "roots": req.Roots}[k]
 			params, ok := args[k]
 			switch {
 			case !ok:
@@ -65,11 +62,16 @@ func askingHost() *fakeHost {
 // dialWith connects a client with opts (which decide its capabilities) to a.
 func dialWith(t *testing.T, a *Adapter, opts *mcp.ClientOptions, protocolVersion string) *mcp.ClientSession {
 	t.Helper()
+	return dialClient(t, a, mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts), protocolVersion)
+}
+
+// dialClient connects client to a.
+func dialClient(t *testing.T, a *Adapter, client *mcp.Client, protocolVersion string) *mcp.ClientSession {
+	t.Helper()
 	ctx := testContext(t)
 	sctx, stop := context.WithCancel(ctx)
 	ct, served := serveStdio(sctx, a)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).
-		Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		t.Fatal(err)
 	}

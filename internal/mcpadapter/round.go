@@ -42,6 +42,7 @@ import (
 const (
 	methodSample = "sampling/createMessage"
 	methodElicit = "elicitation/create"
+	methodRoots  = "roots/list"
 )
 
 // maxRequestState bounds the state of one call's rounds: the answers given
@@ -183,12 +184,15 @@ func answers(method string, a mcp.InputResponse) bool {
 		return method == methodSample
 	case *mcp.ElicitResult:
 		return method == methodElicit
+	case *mcp.ListRootsResult:
+		return method == methodRoots
 	}
 	return false
 }
 
-// ask is the sampling or elicitation function of the call (host.CallRequest
-// Sample and Elicit) for the input request method, whose params are a P: it
+// ask is the sampling, elicitation or roots function of the call
+// (host.CallRequest Sample, Elicit and Roots) for the input request method,
+// whose params are a P: it
 // answers the guest's requests from the answered steps, and stops the guest
 // at the first one past them.
 func ask[P any, PT interface {

@@ -74,6 +74,28 @@ func TestInputRequestRounds(t *testing.T) {
 	}
 }
 
+// The client's roots reach the guest (hyper-mcp's list_roots) from a
+// client of either protocol: asked in a round of a 2026-07-28 client, as
+// sampling is, and on the session of a 2025-11-25 one.
+func TestInputRequestRoots(t *testing.T) {
+	for _, v := range []string{"", "2025-11-25"} {
+		t.Run("protocol "+v, func(t *testing.T) {
+			a := New(askingHost(), Options{})
+			defer a.Close()
+			client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+			client.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
+			cs := dialClient(t, a, client, v)
+			res, err := cs.CallTool(testContext(t), &mcp.CallToolParams{Name: "ask", Arguments: json.RawMessage(`{"roots":{}}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := textOf(res), `roots: {"roots":[{"name":"work","uri":"file:///work"}]}`; got != want {
+				t.Errorf("result %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 // Without the capabilities the guest is told the features are unsupported,
 // as with a client of the earlier protocol.
 func TestInputRequestsUndeclared(t *testing.T) {
