@@ -24,23 +24,32 @@ func featureClient(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 func featureClientAt(t *testing.T, opts *mcp.ClientOptions, protocolVersion string) *mcp.ClientSession {
 	t.Helper()
 	dir := servedCopy(t, filepath.Join(pluginsDir, "everything.wasm"), filepath.Join(pluginsDir, "clientfeatures.wasm"))
-	var stderr lockedBuffer
 	cmd := exec.Command(binPath, "serve", "--dir", dir, "--cache-dir", cacheDir, "--log-level", "debug")
-	cmd.Stderr = &stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "wasmcp-e2e", Version: "1"}, opts).
-		Connect(testContext(t), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	cs, _ := connectClient(t, cmd, mcp.NewClient(&mcp.Implementation{Name: "wasmcp-e2e", Version: "1"}, opts), protocolVersion)
+	return cs
+}
+
+// connectClient starts the server cmd and connects client to it over
+// stdio, speaking protocolVersion. The server must exit cleanly when the
+// test ends; its log, which connectClient returns, is shown if the test
+// failed.
+func connectClient(t *testing.T, cmd *exec.Cmd, client *mcp.Client, protocolVersion string) (*mcp.ClientSession, *lockedBuffer) {
+	t.Helper()
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	cs, err := client.Connect(testContext(t), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
-		t.Fatalf("connect: %v\nserver log:\n%s", err, &stderr)
+		t.Fatalf("connect: %v\nserver log:\n%s", err, stderr)
 	}
 	t.Cleanup(func() {
 		if err := cs.Close(); err != nil {
 			t.Errorf("server did not exit cleanly: %v", err)
 		}
 		if t.Failed() {
-			t.Logf("server log:\n%s", &stderr)
+			t.Logf("server log:\n%s", stderr)
 		}
 	})
-	return cs
+	return cs, stderr
 }
 
 func callText(t *testing.T, cs *mcp.ClientSession, params *mcp.CallToolParams) (string, bool) {

@@ -35,18 +35,27 @@ import (
 //     origin makes the call an isError result, with no connection to it;
 //   - a call past the policy's timeout is an isError result.
 
-// extismPlugins returns the paths of extism-as.wasm and extism-go.wasm. It
-// skips the test while the binary refuses Extism modules (`wasmcp inspect`
-// fails on one), except under CI=true, where that fails it.
+// extismPlugins returns the paths of extism-as.wasm and extism-go.wasm.
 func extismPlugins(t *testing.T) (as, goPlugin string) {
 	t.Helper()
+	p := extismPluginPaths(t, "extism-as", "extism-go")
+	return p[0], p[1]
+}
+
+// extismPluginPaths returns the paths of the plugins of examples/extism
+// named. It skips the test while one is not built or the binary refuses
+// Extism modules (`wasmcp inspect` fails on one), except under CI=true,
+// where that fails it.
+func extismPluginPaths(t *testing.T, names ...string) []string {
+	t.Helper()
 	dir := cmp.Or(os.Getenv("WASMCP_EXTISM"), filepath.Join(filepath.Dir(pluginsDir), "extism"))
-	as, goPlugin = filepath.Join(dir, "extism-as.wasm"), filepath.Join(dir, "extism-go.wasm")
 	skip := t.Skipf
 	if os.Getenv("CI") == "true" {
 		skip = t.Fatalf
 	}
-	for _, p := range []string{as, goPlugin} {
+	paths := make([]string, len(names))
+	for i, name := range names {
+		p := filepath.Join(dir, name+".wasm")
 		if _, err := os.Stat(p); err != nil {
 			skip("%v (make plugins builds it; WASMCP_EXTISM names its directory)", err)
 		}
@@ -55,8 +64,9 @@ func extismPlugins(t *testing.T) (as, goPlugin string) {
 			why, _, _ = strings.Cut(strings.TrimSpace(why), "\n")
 			skip("this wasmcp does not load Extism modules (issue 25): wasmcp inspect %s: %v: %s", p, err, why)
 		}
+		paths[i] = p
 	}
-	return as, goPlugin
+	return paths
 }
 
 // extismPolicy is the policy file of the plugins named: each with the
