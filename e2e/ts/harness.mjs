@@ -38,14 +38,16 @@ export function workDir(prefix) {
 
 // startClient starts `wasmcp serve --wait-loaded` on dir with extra args and
 // connects a TypeScript SDK client to it over transport ('stdio' or
-// 'http'). It returns the client, the server's log so far, close, which
-// ends both, and over HTTP the server's URL.
-export async function startClient({ transport, dir, cacheDir, args = [] }) {
+// 'http'). capabilities are the client's (none by default), env the
+// server's environment over stdio (the SDK's default: a few variables).
+// It returns the client, the server's log so far, close, which ends both,
+// and over HTTP the server's URL.
+export async function startClient({ transport, dir, cacheDir, args = [], capabilities, env }) {
   const serve = ['serve', '--dir', dir, '--cache-dir', cacheDir, '--wait-loaded', ...args];
-  const client = new Client({ name: 'wasmcp-e2e-ts', version: '1.0.0' });
+  const client = new Client({ name: 'wasmcp-e2e-ts', version: '1.0.0' }, capabilities && { capabilities });
   let log = '';
   if (transport === 'stdio') {
-    const t = new StdioClientTransport({ command: bin, args: serve, stderr: 'pipe' });
+    const t = new StdioClientTransport({ command: bin, args: serve, stderr: 'pipe', env });
     t.stderr.on('data', (d) => { log += d; });
     await client.connect(t, { timeout });
     return { client, stderr: () => log, close: () => client.close() };

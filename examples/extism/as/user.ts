@@ -42,7 +42,7 @@ declare function notify_tool_list_changed(): void;
 declare function notify_url_elicitation_completed(input: u64): void;
 
 const TOOLS = `
-{"name":"progress","description":"Reports three steps of progress to the call's progress token.","inputSchema":{"type":"object"}},
+{"name":"progress","description":"Reports three steps of progress to the call's progress token, asking the client's model the prompt given, if any, after each.","inputSchema":{"type":"object","properties":{"prompt":{"type":"string"}}}},
 {"name":"log","description":"Sends a logging message at the level given.","inputSchema":{"type":"object","properties":{"level":{"type":"string"},"message":{"type":"string"}}}},
 {"name":"sample","description":"Asks the client's model the prompt given (sampling).","inputSchema":{"type":"object","properties":{"prompt":{"type":"string"}}}},
 {"name":"elicit","description":"Asks the user for their name (form elicitation).","inputSchema":{"type":"object"}},
@@ -77,7 +77,7 @@ export function call_tool(): i32 {
   if (context !== null) meta = context.getObj("_meta");
 
   const tool = name.valueOf();
-  if (tool == "progress") return progress(meta);
+  if (tool == "progress") return progress(meta, stringArg(args, "prompt"));
   if (tool == "log") return log(args);
   if (tool == "sample") return sample(stringArg(args, "prompt"));
   if (tool == "elicit") return elicit();
@@ -100,7 +100,7 @@ export function call_tool(): i32 {
   return fail("unknown tool " + tool);
 }
 
-function progress(meta: JSON.Obj | null): i32 {
+function progress(meta: JSON.Obj | null, prompt: string): i32 {
   if (meta === null) return text("no progress token");
   const token = meta.get("progressToken");
   if (token === null) return text("no progress token");
@@ -108,6 +108,7 @@ function progress(meta: JSON.Obj | null): i32 {
   for (let i = 1; i <= 3; i++) {
     notify_progress(json(`{"progressToken":${tok},"progress":${i.toString()},"total":3,` +
       `"message":"step ${i.toString()} of 3"}`));
+    if (prompt != "") ask(prompt);
   }
   return text("reported 3 steps");
 }
@@ -120,9 +121,14 @@ function log(args: JSON.Obj): i32 {
 }
 
 function sample(prompt: string): i32 {
-  const res = parse(create_message(json(
-    `{"messages":[{"role":"user","content":{"type":"text","text":${quote(prompt)}}}],"maxTokens":100}`)));
+  const res = ask(prompt);
   return text(stringArg(res, "model") + " said: " + stringOf(res.getObj("content"), "text"));
+}
+
+// ask asks the client's model the prompt (create_message).
+function ask(prompt: string): JSON.Obj {
+  return parse(create_message(json(
+    `{"messages":[{"role":"user","content":{"type":"text","text":${quote(prompt)}}}],"maxTokens":100}`)));
 }
 
 function elicit(): i32 {

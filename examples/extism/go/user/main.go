@@ -53,7 +53,7 @@ var tools = []struct {
 	args              []string
 	run               func(args map[string]any, meta map[string]any) (string, error)
 }{
-	{"progress", "Reports three steps of progress to the call's progress token.", nil, progress},
+	{"progress", "Reports three steps of progress to the call's progress token, asking the client's model the prompt given, if any, after each.", []string{"prompt"}, progress},
 	{"log", "Sends a logging message at the level given.", []string{"level", "message"}, logMessage},
 	{"sample", "Asks the client's model the prompt given (sampling).", []string{"prompt"}, sample},
 	{"elicit", "Asks the user for their name (form elicitation).", nil, elicit},
@@ -129,7 +129,7 @@ func stringArg(args map[string]any, key string) string {
 	return s
 }
 
-func progress(_, meta map[string]any) (string, error) {
+func progress(args, meta map[string]any) (string, error) {
 	tok, ok := meta["progressToken"]
 	if !ok {
 		return "no progress token", nil
@@ -138,6 +138,11 @@ func progress(_, meta map[string]any) (string, error) {
 		if err := NotifyProgress(ProgressNotificationParam{ProgressToken: tok, Progress: float64(i), Total: 3,
 			Message: fmt.Sprintf("step %d of 3", i)}); err != nil {
 			return "", err
+		}
+		if prompt := stringArg(args, "prompt"); prompt != "" {
+			if _, err := sample(args, meta); err != nil {
+				return "", err
+			}
 		}
 	}
 	return "reported 3 steps", nil
