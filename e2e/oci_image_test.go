@@ -4,41 +4,35 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-
+	"github.com/wasmcp/wasmcp/e2e/internal/hyperimages"
 	"github.com/wasmcp/wasmcp/internal/ocitest"
-	"github.com/wasmcp/wasmcp/internal/sigstore/sigstoretest"
 )
 
-// rstime is hyper-mcp's published rstime plugin; named, it is that module
-// with a custom section holding name, so that each image holds a module
-// of its own.
-func rstime(t *testing.T, name string) []byte {
+// rstime is hyper-mcp's published rstime plugin.
+func rstime(t *testing.T) []byte {
 	t.Helper()
 	wasm, err := os.ReadFile(filepath.Join("..", "host", "testdata", "thirdparty", "rstime.wasm"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if name == "" {
-		return wasm
-	}
-	return append(append(slices.Clip(wasm), 0, byte(len(name)+1), byte(len(name))), name...)
+	return wasm
 }
 
-// pushImage pushes module as "docker build" does hyper-mcp's plugin
-// Dockerfiles (FROM scratch, COPY plugin.wasm /) and returns its manifest.
-func pushImage(t *testing.T, ref string, module []byte) ocispec.Descriptor {
+// publishImages starts a registry and publishes rstime's images to it as
+// hyper-mcp publishes its plugins; the Sigstore policy is written into
+// dir.
+func publishImages(t *testing.T, dir string) hyperimages.Refs {
 	t.Helper()
-	config, layer := ocitest.DockerImage(module)
-	m, err := ocitest.PushImage(context.Background(), ref, ocitest.DockerManifest, config, layer)
+	dockerConfig(t)
+	reg := ocitest.Start(t, ocitest.Options{})
+	refs, err := hyperimages.Publish(context.Background(), reg.Host, dir, rstime(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m.Desc
+	return refs
 }
 
 // hyper-mcp's plugin images, signed with cosign as its release workflow
@@ -49,28 +43,9 @@ func pushImage(t *testing.T, ref string, module []byte) ocispec.Descriptor {
 // reference and why. With -trusted-keys too, the Sigstore signature
 // stands in for an Ed25519 one; with -lock, the lock holds as well.
 func TestServeSignedImages(t *testing.T) {
-	dockerConfig(t)
-	reg := ocitest.Start(t, ocitest.Options{})
-	ctx := context.Background()
-	s := sigstoretest.New(t)
-	signed, stranger, issuer, unsigned := reg.Ref("tuananh/time-plugin", "nightly"), reg.Ref("tuananh/hash-plugin", "nightly"),
-		reg.Ref("tuananh/qr-plugin", "nightly"), reg.Ref("tuananh/myip-plugin", "nightly")
-	desc := pushImage(t, signed, rstime(t, ""))
-	if err := ocitest.AttachBundle(ctx, signed, desc, s.Bundle(t, sigstoretest.Subject, sigstoretest.Issuer, desc.Digest)); err != nil {
-		t.Fatal(err)
-	}
-	desc = pushImage(t, stranger, rstime(t, "hash"))
-	if err := ocitest.AttachBundle(ctx, stranger, desc, s.Bundle(t, "https://github.com/mallory/fork/.github/workflows/nightly.yml@refs/heads/main", sigstoretest.Issuer, desc.Digest)); err != nil {
-		t.Fatal(err)
-	}
-	desc = pushImage(t, issuer, rstime(t, "qr"))
-	payload, ann := s.Legacy(t, sigstoretest.Subject, "https://accounts.example.com", desc.Digest)
-	if err := ocitest.PushLegacySignatures(ctx, issuer, desc.Digest, ocitest.Simple{Payload: payload, Annotations: ann}); err != nil {
-		t.Fatal(err)
-	}
-	pushImage(t, unsigned, rstime(t, "myip"))
-
 	dir := t.TempDir()
+	refs := publishImages(t, dir)
+	signed, stranger, issuer, unsigned := refs.Signed, refs.Stranger, refs.WrongIssuer, refs.Unsigned
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
@@ -78,10 +53,8 @@ func TestServeSignedImages(t *testing.T) {
 		}
 		return path
 	}
-	write("trusted_root.json", string(s.TrustedRoot(t)))
-	sig := write("sigstore.json", `{"identities": [{"issuer": "`+sigstoretest.Issuer+`", "subject": "`+sigstoretest.Subject+`"}], "trustedRoot": "trusted_root.json"}`)
 	config := write("policy.json", `{"sources": ["`+signed+`", "`+stranger+`", "`+issuer+`", "`+unsigned+`"], "plugins": {"time-plugin": {"clock": true}}}`)
-	args := []string{"--log-format", "json", "--config", config, "--sigstore", sig}
+	args := []string{"--log-format", "json", "--config", config, "--sigstore", refs.Sigstore}
 
 	srv := startServer(t, t.TempDir(), serverOptions{protocol: legacyProtocol, args: args})
 	if _, ok := srv.tools(t)["get_time"]; !ok {
@@ -119,27 +92,8 @@ func TestServeSignedImages(t *testing.T) {
 // pushes it, serve the plugin; a component image is one log line saying
 // what it is.
 func TestServeImageLayouts(t *testing.T) {
-	dockerConfig(t)
-	reg := ocitest.Start(t, ocitest.Options{})
-	ctx := context.Background()
-	docker := reg.Ref("tuananh/time-plugin", "latest")
-	pushImage(t, docker, rstime(t, ""))
-	buildx := reg.Ref("tuananh/rstime", "latest")
-	image := pushImage(t, reg.Ref("tuananh/rstime", "image"), rstime(t, ""))
-	att, err := ocitest.PushImage(ctx, reg.Ref("tuananh/rstime", "att"), ocispec.MediaTypeImageManifest,
-		ocitest.NewBlob(ocispec.MediaTypeImageConfig, []byte(`{}`)), ocitest.Layer(ocitest.File{Name: "provenance.json", Data: []byte("{}")}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	attestation := att.Desc
-	image.Platform = &ocispec.Platform{OS: "linux", Architecture: "amd64"}
-	attestation.Platform = &ocispec.Platform{OS: "unknown", Architecture: "unknown"}
-	attestation.Annotations = map[string]string{"vnd.docker.reference.type": "attestation-manifest"}
-	if _, err := ocitest.PushIndex(ctx, buildx, image, attestation); err != nil {
-		t.Fatal(err)
-	}
-	component := reg.Ref("team/component", "latest")
-	pushImage(t, component, []byte("\x00asm\x0d\x00\x01\x00"))
+	refs := publishImages(t, t.TempDir())
+	buildx, component, docker := refs.Index, refs.Component, refs.Unsigned
 
 	srv := startServer(t, t.TempDir(), serverOptions{protocol: legacyProtocol,
 		args: []string{"--log-format", "json", "--plugin", buildx, "--plugin", component}})

@@ -6,56 +6,18 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { bin, callTool, diagnoseWith, freePort, textOf, timeout, trackToolsChanged, workDir } from './harness.mjs';
+import { bin, callTool, diagnoseWith, textOf, timeout, trackToolsChanged, workDir } from './harness.mjs';
+import { registryBin, startRegistry } from './registry.mjs';
 
 const testdata = join(dirname(fileURLToPath(import.meta.url)), '..', 'testdata');
-
-// registryBin is the registry server, or '' when it is not installed: the
-// tests then skip, except in CI, where every test must run.
-function registryBin() {
-  try {
-    return execFileSync('sh', ['-c', 'command -v docker-registry'], { encoding: 'utf8' }).trim();
-  } catch {
-    return '';
-  }
-}
-
-// startRegistry runs docker-registry on a free loopback port with storage in
-// dir, and returns its host:port and a function that stops it.
-async function startRegistry(binary, dir) {
-  const host = `127.0.0.1:${await freePort()}`;
-  const config = join(dir, 'registry.yml');
-  writeFileSync(config, `version: 0.1
-log:
-  level: warn
-  accesslog:
-    disabled: true
-storage:
-  filesystem:
-    rootdirectory: ${join(dir, 'storage')}
-http:
-  addr: ${host}
-`);
-  const proc = spawn(binary, ['serve', config], { stdio: 'ignore' });
-  const exited = new Promise((resolve) => proc.on('exit', resolve));
-  for (let i = 0; i < 200; i++) {
-    try {
-      const res = await fetch(`http://${host}/v2/`);
-      if (res.ok) return { host, stop: async () => { proc.kill('SIGKILL'); await exited; } };
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  proc.kill('SIGKILL');
-  throw new Error(`docker-registry did not answer on ${host}`);
-}
 
 const binary = registryBin();
 const skip = !binary && !process.env.CI ? 'docker-registry not found: install Debian\'s docker-registry package (make deps does, as root)' : false;
