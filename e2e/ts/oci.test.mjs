@@ -15,12 +15,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 import { bin, callTool, diagnoseWith, textOf, timeout, trackToolsChanged, workDir } from './harness.mjs';
-import { registryBin, startRegistry } from './registry.mjs';
+import { registryBinary as binary, skipWithoutRegistry as skip, startRegistry } from './registry.mjs';
 
 const testdata = join(dirname(fileURLToPath(import.meta.url)), '..', 'testdata');
 
-const binary = registryBin();
-const skip = !binary && !process.env.CI ? 'docker-registry not found: install Debian\'s docker-registry package (make deps does, as root)' : false;
 
 let work;
 let registry;

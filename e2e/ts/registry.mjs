@@ -9,7 +9,7 @@ import { freePort } from './harness.mjs';
 
 // registryBin is the registry server, or '' when it is not installed: the
 // tests then skip, except in CI, where every test must run.
-export function registryBin() {
+function registryBin() {
   try {
     return execFileSync('sh', ['-c', 'command -v docker-registry'], { encoding: 'utf8' }).trim();
   } catch {
@@ -45,3 +45,9 @@ http:
   proc.kill('SIGKILL');
   throw new Error(`docker-registry did not answer on ${host}`);
 }
+
+// registryBinary is docker-registry's path, or ''; skipWithoutRegistry is
+// node:test's skip option for the tests that need it.
+export const registryBinary = registryBin();
+export const skipWithoutRegistry = !registryBinary && !process.env.CI
+  ? 'docker-registry not found: install Debian\'s docker-registry package (make deps does, as root)' : false;
