@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -129,26 +128,7 @@ type devSession struct {
 	*mcp.ClientSession
 	changed chan struct{}
 	logs    chan *mcp.LoggingMessageParams
-	stderr  *devLog
-}
-
-// devLog is the server's standard error, written by the process and read
-// by the test.
-type devLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *devLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *devLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
+	stderr  *testenv.Buffer
 }
 
 // devServingURL is the endpoint in the "serving over HTTP" log line.
@@ -159,7 +139,7 @@ var devServingURL = regexp.MustCompile(`serving over HTTP.*?url=(http://\S+)`)
 // server stops when the test ends.
 func startDev(t *testing.T, dir, command string, http bool) *devSession {
 	t.Helper()
-	d := &devSession{changed: make(chan struct{}, 64), logs: make(chan *mcp.LoggingMessageParams, 64), stderr: &devLog{}}
+	d := &devSession{changed: make(chan struct{}, 64), logs: make(chan *mcp.LoggingMessageParams, 64), stderr: &testenv.Buffer{}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "readme-dev-loop", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
