@@ -8,7 +8,9 @@
 // or Docker image manifest whose tar or tar+gzip layers hold the module as
 // the file /plugin.wasm (hyper-mcp's name), or else as the one .wasm file
 // they hold; an image index by its wasip1/wasm entry, or its one image
-// besides attestations. An image whose layers hold several .wasm files and
+// besides attestations; and ORAS's artifact of the module alone, whatever
+// its config: a layer that is a WebAssembly binary is the module, named
+// by its title annotation. An image whose layers hold several .wasm files and
 // no /plugin.wasm, a link where the module should be, or an entry that
 // climbs out of the image's root is refused, as is a WebAssembly component
 // (the component model's format, which wassette runs): wasmcp runs core

@@ -58,11 +58,17 @@ func isManifest(mediaType string) bool {
 }
 
 // layerCompression is how a tar layer of each media type is compressed.
+// An application/wasm layer is the module itself, as ORAS pushes a file
+// (hyper-mcp's plugins are published so: `oras push REF --artifact-type
+// application/vnd.hyper-mcp.plugin.v2 plugin.wasm:application/wasm`);
+// so is a layer of a tar type that starts as a WebAssembly binary does,
+// as ORAS pushes a file given without a media type.
 var layerCompression = map[string]string{
 	ocispec.MediaTypeImageLayer:     "",
 	ocispec.MediaTypeImageLayerGzip: "gzip",
 	dockerLayerTar:                  "",
 	dockerLayerGzip:                 "gzip",
+	LayerMediaType:                  "",
 }
 
 // platformEntry chooses the manifest of an index to read: the wasip1/wasm
@@ -122,8 +128,8 @@ func (c *Client) imageModule(ctx context.Context, repo *remote.Repository, m oci
 	var claimed int64
 	for _, l := range m.Layers {
 		if _, ok := layerCompression[l.MediaType]; !ok {
-			return nil, fmt.Errorf("layer %s of media type %q: neither a Wasm artifact (config %s, one %s layer) nor an image of tar or tar+gzip layers",
-				l.Digest, l.MediaType, ConfigMediaType, LayerMediaType)
+			return nil, fmt.Errorf("layer %s of media type %q: neither a module (%s) nor a tar or tar+gzip layer",
+				l.Digest, l.MediaType, LayerMediaType)
 		}
 		if l.Size < 0 || l.Size > budget-claimed {
 			return nil, fmt.Errorf("layers of more than %d bytes, over twice the %d-byte cap on modules", budget, c.opts.MaxModuleSize)
@@ -158,8 +164,18 @@ func (s *imageScan) layer(ctx context.Context, repo *remote.Repository, l ocispe
 	}
 	defer rc.Close()
 	vr := content.NewVerifyReader(rc, l)
-	var r io.Reader = bufio.NewReader(vr)
-	if layerCompression[l.MediaType] == "gzip" {
+	br := bufio.NewReader(vr)
+	var r io.Reader = br
+	head, _ := br.Peek(len(wasmMagic))
+	switch {
+	case bytes.Equal(head, wasmMagic):
+		if err := s.raw(l, br); err != nil {
+			return err
+		}
+		return vr.Verify()
+	case l.MediaType == LayerMediaType:
+		return fmt.Errorf("a layer of media type %s that is not a WebAssembly binary", LayerMediaType)
+	case layerCompression[l.MediaType] == "gzip":
 		zr, err := gzip.NewReader(r)
 		if err != nil {
 			return err
@@ -216,29 +232,67 @@ func (s *imageScan) tar(r io.Reader) error {
 		default:
 			continue
 		}
-		if s.seen[name] {
-			return fmt.Errorf("entry %q: the image holds /%s twice", h.Name, name)
+		want, err := s.found(name, h.Size)
+		if err != nil {
+			return fmt.Errorf("entry %q: %w", h.Name, err)
 		}
-		if s.seen == nil {
-			s.seen = map[string]bool{}
-		}
-		s.seen[name] = true
-		s.names = append(s.names, "/"+name)
-		if h.Size > s.max {
-			return fmt.Errorf("entry %q of %d bytes, over the %d-byte cap on modules", h.Name, h.Size, s.max)
-		}
-		if name != pluginFile && s.other != nil {
-			continue // more than one: an error, unless /plugin.wasm is there
+		if !want {
+			continue
 		}
 		data, err := io.ReadAll(tr)
 		if err != nil {
 			return fmt.Errorf("entry %q: %w", h.Name, err)
 		}
-		if name == pluginFile {
-			s.plugin = data
-		} else {
-			s.other, s.otherName = data, "/"+name
+		s.keep(name, data)
+	}
+}
+
+// raw reads a layer that is a module itself, named by its title
+// annotation as ORAS pushes it (or /plugin.wasm without one).
+func (s *imageScan) raw(l ocispec.Descriptor, r io.Reader) error {
+	name := pluginFile
+	if title := l.Annotations[ocispec.AnnotationTitle]; strings.HasSuffix(title, ".wasm") {
+		var err error
+		if name, err = entryPath(title); err != nil {
+			return err
 		}
+	}
+	if _, err := s.found(name, l.Size); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.budget -= int64(len(data))
+	s.keep(name, data)
+	return nil
+}
+
+// found records a .wasm file of size bytes at name (relative to the
+// image's root) and says whether its bytes are wanted: /plugin.wasm's,
+// and the first other file's, since one other file alone is the module.
+func (s *imageScan) found(name string, size int64) (bool, error) {
+	if s.seen[name] {
+		return false, fmt.Errorf("the image holds /%s twice", name)
+	}
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	s.seen[name] = true
+	s.names = append(s.names, "/"+name)
+	if size > s.max {
+		return false, fmt.Errorf("/%s of %d bytes, over the %d-byte cap on modules", name, size, s.max)
+	}
+	return name == pluginFile || s.other == nil, nil
+}
+
+// keep keeps the bytes of a .wasm file that found wanted.
+func (s *imageScan) keep(name string, data []byte) {
+	if name == pluginFile {
+		s.plugin = data
+	} else {
+		s.other, s.otherName = data, "/"+name
 	}
 }
 

@@ -83,11 +83,20 @@ func TestPullImages(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// hyper-mcp's release workflows: ORAS, the module as its one layer.
+	for tag, mediaType := range map[string]string{"oras": oci.LayerMediaType, "orasplain": ocispec.MediaTypeImageLayer} {
+		if _, err := ocitest.PushFile(ctx, reg.Ref("team/rstime", tag), ocitest.HyperMCPArtifactType, "plugin.wasm", mediaType, wasm); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	c := oci.NewClient(oci.Options{})
 	for _, tc := range []struct {
 		tag   string
 		image digest.Digest
 	}{
+		{"oras", ""},
+		{"orasplain", ""},
 		{"docker", docker.Desc.Digest},
 		{"oci", ""},
 		{"layers", ""},
@@ -156,6 +165,11 @@ func TestPullImageRefuses(t *testing.T) {
 	f.put(t, "zstd", ocispec.MediaTypeImageManifest, config, blob{desc: ocispec.Descriptor{MediaType: ocispec.MediaTypeImageLayerZstd}, data: []byte("zstd")})
 	f.put(t, "component", ocispec.MediaTypeImageManifest, config, layer(ocitest.File{Name: "plugin.wasm", Data: component}))
 	f.put(t, "componentartifact", ocispec.MediaTypeImageManifest, wasmConfig(), wasmLayer(component))
+	f.put(t, "notwasm", ocispec.MediaTypeImageManifest, config, blob{desc: ocispec.Descriptor{MediaType: oci.LayerMediaType}, data: []byte("plugin")})
+	f.put(t, "bigwasm", ocispec.MediaTypeImageManifest, config, blob{desc: ocispec.Descriptor{MediaType: oci.LayerMediaType}, data: append([]byte("\x00asm\x01\x00\x00\x00"), make([]byte, 1<<20)...)})
+	f.put(t, "rawtwice", ocispec.MediaTypeImageManifest, config, layer(ocitest.File{Name: "plugin.wasm", Data: wasm}), blob{desc: ocispec.Descriptor{MediaType: oci.LayerMediaType}, data: wasm})
+	f.put(t, "rawtraversal", ocispec.MediaTypeImageManifest, config,
+		blob{desc: ocispec.Descriptor{MediaType: oci.LayerMediaType, Annotations: map[string]string{ocispec.AnnotationTitle: "../x.wasm"}}, data: wasm})
 	f.put(t, "amd64", ocispec.MediaTypeImageManifest, config, layer(ocitest.File{Name: "plugin.wasm", Data: wasm}))
 	amd64 := f.manifests["amd64"]
 	desc := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromBytes(amd64.data), Size: int64(len(amd64.data))}
@@ -177,6 +191,10 @@ func TestPullImageRefuses(t *testing.T) {
 		{"component", "a WebAssembly component, not a core module: wasmcp runs core WebAssembly modules and Extism plugins"},
 		{"componentartifact", "a WebAssembly component"},
 		{"platforms", "2 images (linux/amd64, linux/arm64) and none for wasip1/wasm"},
+		{"notwasm", "a layer of media type application/wasm that is not a WebAssembly binary"},
+		{"bigwasm", "/plugin.wasm of 1048584 bytes, over the 1048576-byte cap"},
+		{"rawtwice", "holds /plugin.wasm twice"},
+		{"rawtraversal", "path traversal"},
 	} {
 		t.Run(tc.tag, func(t *testing.T) {
 			ref, _ := oci.ParseReference(f.host()+"/team/echo:"+tc.tag, false)

@@ -165,6 +165,9 @@ func TestPullRefuses(t *testing.T) {
 	f.put(t, "docker", "application/vnd.docker.distribution.manifest.v2+json", wasmConfig(), wasmLayer(wasm))
 	f.put(t, "config", ocispec.MediaTypeImageManifest,
 		blob{desc: ocispec.Descriptor{MediaType: ocispec.MediaTypeImageConfig}, data: []byte(`{}`)}, wasmLayer(wasm))
+	f.put(t, "layermedia", ocispec.MediaTypeImageManifest,
+		blob{desc: ocispec.Descriptor{MediaType: ocispec.MediaTypeImageConfig}, data: []byte(`{}`)},
+		blob{desc: ocispec.Descriptor{MediaType: "application/vnd.example.thing"}, data: []byte("thing")})
 	f.put(t, "layertype", ocispec.MediaTypeImageManifest, wasmConfig(),
 		blob{desc: ocispec.Descriptor{MediaType: ocispec.MediaTypeImageLayerGzip}, data: wasm})
 	f.put(t, "notwasm", ocispec.MediaTypeImageManifest, wasmConfig(), wasmLayer([]byte("#!/bin/sh\necho hi\n")))
@@ -177,7 +180,7 @@ func TestPullRefuses(t *testing.T) {
 
 	c := oci.NewClient(oci.Options{MaxModuleSize: 1 << 20})
 	for _, tc := range []struct{ tag, want string }{
-		{"config", "neither a Wasm artifact (config application/vnd.wasm.config.v0+json"},
+		{"layermedia", `media type "application/vnd.example.thing": neither a module (application/wasm) nor a tar or tar+gzip layer`},
 		{"layertype", "want application/wasm"},
 		{"notwasm", "not a WebAssembly binary"},
 		{"mismatch", "mismatched digest"},
@@ -196,10 +199,12 @@ func TestPullRefuses(t *testing.T) {
 			}
 		})
 	}
-	// Docker's manifest type holds the CNCF layout as well.
-	for _, tag := range []string{"ok", "docker"} {
+	// Docker's manifest type holds the CNCF layout as well; an
+	// application/wasm layer is the module whatever the config, as ORAS
+	// pushes a file (read as an image of that one layer).
+	for tag, layout := range map[string]oci.Layout{"ok": oci.LayoutArtifact, "docker": oci.LayoutArtifact, "config": oci.LayoutImage} {
 		ref, _ := oci.ParseReference(f.host()+"/team/echo:"+tag, false)
-		if a, err := c.Pull(context.Background(), ref); err != nil || !bytes.Equal(a.Wasm, wasm) || a.Layout != oci.LayoutArtifact {
+		if a, err := c.Pull(context.Background(), ref); err != nil || !bytes.Equal(a.Wasm, wasm) || a.Layout != layout {
 			t.Fatalf("%s: %v", tag, err)
 		}
 	}

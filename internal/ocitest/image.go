@@ -156,6 +156,34 @@ func Push(ctx context.Context, ref string, manifest Blob, blobs ...Blob) error {
 	return nil
 }
 
+// HyperMCPArtifactType is the artifactType of hyper-mcp's plugins as its
+// release workflows push them with ORAS.
+const HyperMCPArtifactType = "application/vnd.hyper-mcp.plugin.v2"
+
+// PushFile pushes data to ref as "oras push REF --artifact-type
+// artifactType NAME:mediaType" does: an OCI 1.1 manifest of artifactType
+// with the empty config and one layer titled name. It returns the
+// manifest's descriptor.
+func PushFile(ctx context.Context, ref, artifactType, name, mediaType string, data []byte) (ocispec.Descriptor, error) {
+	repo, r, err := repository(ref)
+	if err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	layer := content.NewDescriptorFromBytes(mediaType, data)
+	layer.Annotations = map[string]string{ocispec.AnnotationTitle: name}
+	if err := repo.Push(ctx, layer, bytes.NewReader(data)); err != nil {
+		return ocispec.Descriptor{}, fmt.Errorf("push %s: layer: %w", ref, err)
+	}
+	desc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, artifactType, oras.PackManifestOptions{Layers: []ocispec.Descriptor{layer}})
+	if err != nil {
+		return desc, fmt.Errorf("push %s: manifest: %w", ref, err)
+	}
+	if err := repo.Tag(ctx, desc, r.Reference); err != nil {
+		return desc, fmt.Errorf("push %s: tag: %w", ref, err)
+	}
+	return desc, nil
+}
+
 // BundleType is the artifactType and layer media type of cosign 3's
 // signatures: a Sigstore bundle.
 const BundleType = "application/vnd.dev.sigstore.bundle.v0.3+json"
