@@ -17,6 +17,7 @@ import (
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
 )
@@ -189,6 +190,14 @@ func (p *Policy) verifyBundle(b *bundle.Bundle, artifact verify.ArtifactPolicyOp
 		ids[i] = verify.WithCertificateIdentity(id)
 	}
 	res, err := v.Verify(b, verify.NewPolicy(artifact, ids...))
+	if _, ok := errors.AsType[*verify.ErrNoMatchingCertificateIdentity](err); ok {
+		// sigstore-go names only its last identity's mismatch; the
+		// operator needs who signed and whom the policy accepts.
+		if sum, serr := certificate.SummarizeCertificate(vc.Certificate()); serr == nil {
+			return "", fmt.Errorf("signed by %s (issuer %s), whom none of the policy's identities accepts: %s",
+				sum.SubjectAlternativeName, sum.Issuer, strings.Join(p.names, ", "))
+		}
+	}
 	if err != nil {
 		return "", err
 	}

@@ -96,7 +96,7 @@ func TestVerify(t *testing.T) {
 		{"unsigned", p, nil, "", "no Sigstore signature found"},
 		{"wrong identity", p, []sigstore.Signature{bundle("mallory@example.com", sigstoretest.Issuer, manifest)}, "", "mallory@example.com"},
 		{"wrong issuer", p, []sigstore.Signature{bundle(sigstoretest.Subject, "https://accounts.example.com", manifest)}, "", "https://accounts.example.com"},
-		{"regexp is anchored", regexp, []sigstore.Signature{bundle("https://evil.example/?https://github.com/tuananh/hyper-mcp/x", sigstoretest.Issuer, manifest)}, "", "expected SAN value to match regex"},
+		{"regexp is anchored", regexp, []sigstore.Signature{bundle("https://evil.example/?https://github.com/tuananh/hyper-mcp/x", sigstoretest.Issuer, manifest)}, "", "signed by https://evil.example/?https://github.com/tuananh/hyper-mcp/x (issuer https://token.actions.githubusercontent.com), whom none of the policy's identities accepts"},
 		{"another digest", p, []sigstore.Signature{bundle(sigstoretest.Subject, sigstoretest.Issuer, other)}, "", "digest"},
 		{"legacy, another digest", p, []sigstore.Signature{legacy(sigstoretest.Subject, sigstoretest.Issuer, other)}, "", "a signature of " + other.String()},
 		{"tampered bundle", p, []sigstore.Signature{{Bundle: tamper(t, good.Bundle)}}, "", "failed to verify"},
