@@ -87,10 +87,10 @@ func TestServeSignedImages(t *testing.T) {
 	}
 }
 
-// hyper-mcp's image layouts by reference, without signatures: its Docker
-// image, and an index of the image and its build attestation as buildx
-// pushes it, serve the plugin; a component image is one log line saying
-// what it is.
+// hyper-mcp's image layouts by reference: its Docker image, an index of
+// the image and its build attestation as buildx pushes it, and ORAS's
+// artifact of the module alone (signed, as its publishers sign it) serve
+// the plugin; a component image is one log line saying what it is.
 func TestServeImageLayouts(t *testing.T) {
 	refs := publishImages(t, t.TempDir())
 	buildx, component, docker := refs.Index, refs.Component, refs.Unsigned
@@ -108,5 +108,12 @@ func TestServeImageLayouts(t *testing.T) {
 	srv = startServer(t, t.TempDir(), serverOptions{protocol: legacyProtocol, args: []string{"--plugin", docker}})
 	if _, ok := srv.tools(t)["get_time"]; !ok {
 		t.Fatalf("rstime not served from its Docker image\nlog:\n%s", srv.stderr)
+	}
+
+	// ORAS's artifact, as Monty's plugin is published, signed by its
+	// workflow: served under the policy's regular expression.
+	srv = startServer(t, t.TempDir(), serverOptions{protocol: legacyProtocol, args: []string{"--plugin", refs.ORAS, "--sigstore", refs.Sigstore}})
+	if res := srv.call(t, "parse_time", `{"time":"Tue, 1 Jul 2003 10:52:37 +0200"}`); res.IsError || !strings.Contains(text(res), "1057049557") {
+		t.Errorf("parse_time from the ORAS artifact = %s\nlog:\n%s", text(res), srv.stderr)
 	}
 }

@@ -6,7 +6,8 @@
 // makes them for go-sdk's client: the signed image serves and runs under
 // the policy's identity; one signed by a stranger, one by the wrong issuer
 // and an unsigned one are refused, each with a log line naming it; buildx's
-// index serves the plugin; a component's image is refused saying what it is.
+// index serves the plugin, as does an ORAS artifact signed as Monty's plugin
+// is; a component's image is refused saying what it is.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -89,6 +90,20 @@ test('image layouts: buildx\'s index serves, a component is refused', { timeout,
       assert.notEqual(res.isError, true, textOf(res));
       assert.match(textOf(res), /1057049557/);
       await server.logged('plugin not loaded', refs.component, 'a WebAssembly component, not a core module');
+    })();
+  } finally {
+    await server.close();
+  }
+});
+
+test('an ORAS artifact, signed as Monty\'s plugin is, serves', { timeout, skip }, async () => {
+  const server = await serve('oras', ['--plugin', refs.oras, '--sigstore', refs.sigstore]);
+  try {
+    await diagnoseWith(server.stderr)(async () => {
+      const res = await callTool(server.client, 'parse_time', { time: 'Tue, 1 Jul 2003 10:52:37 +0200' });
+      assert.notEqual(res.isError, true, textOf(res));
+      assert.match(textOf(res), /1057049557/);
+      await server.logged('plugin from registry', refs.oras);
     })();
   } finally {
     await server.close();

@@ -3,8 +3,9 @@
 // image signed by the release workflow's identity (a Sigstore bundle of a
 // virtual Sigstore, attached as an OCI referrer), one signed by a
 // stranger, one signed as cosign 2 did by the wrong issuer, an unsigned
-// one, buildx's index of an image and its attestation, and a WebAssembly
-// component's image. The TypeScript tests, which cannot sign as cosign
+// one, buildx's index of an image and its attestation, a WebAssembly
+// component's image, and an ORAS artifact signed by another workflow, as
+// hyper-mcp-rs's plugins (Monty's among them) are published. The TypeScript tests, which cannot sign as cosign
 // does, run it through its command, cmd/publish.
 package hyperimages
 
@@ -20,6 +21,11 @@ import (
 	"github.com/wasmcp/wasmcp/internal/sigstore/sigstoretest"
 )
 
+// ORASSubject is the identity that signs the ORAS artifact: Monty's
+// plugin's release workflow, which the policy accepts by regular
+// expression, as Monty's README verifies it.
+const ORASSubject = "https://github.com/pydantic/monty-plugin/.github/workflows/release-oras.yml@refs/tags/v0.1.0"
+
 // Refs are the published references and the Sigstore policy's file.
 type Refs struct {
 	Signed      string `json:"signed"`      // by sigstoretest.Subject
@@ -28,6 +34,7 @@ type Refs struct {
 	Unsigned    string `json:"unsigned"`
 	Index       string `json:"index"` // buildx's index, unsigned
 	Component   string `json:"component"`
+	ORAS        string `json:"oras"`     // as Monty's plugin is published, signed by ORASSubject
 	Sigstore    string `json:"sigstore"` // accepts sigstoretest's identity
 }
 
@@ -40,7 +47,8 @@ func Publish(ctx context.Context, registry, dir string, wasm []byte) (Refs, erro
 		Signed: ref("tuananh/time-plugin", "nightly"), Stranger: ref("tuananh/hash-plugin", "nightly"),
 		WrongIssuer: ref("tuananh/qr-plugin", "nightly"),
 		Unsigned:    ref("tuananh/myip-plugin", "nightly"), Index: ref("tuananh/rstime", "latest"),
-		Component: ref("team/component", "latest"), Sigstore: filepath.Join(dir, "sigstore.json"),
+		Component: ref("team/component", "latest"), ORAS: ref("pydantic/monty-plugin", "latest"),
+		Sigstore: filepath.Join(dir, "sigstore.json"),
 	}
 	s := sigstoretest.New(failer{})
 	for _, im := range []struct {
@@ -70,13 +78,21 @@ func Publish(ctx context.Context, registry, dir string, wasm []byte) (Refs, erro
 	if err := ocitest.PushLegacySignatures(ctx, refs.WrongIssuer, m.Digest, ocitest.Simple{Payload: payload, Annotations: ann}); err != nil {
 		return refs, fmt.Errorf("%s: %w", refs.WrongIssuer, err)
 	}
+	desc, err := ocitest.PushFile(ctx, refs.ORAS, ocitest.HyperMCPArtifactType, "plugin.wasm", "application/wasm", named(wasm, "monty"))
+	if err != nil {
+		return refs, err
+	}
+	if err := ocitest.AttachBundle(ctx, refs.ORAS, desc, s.Bundle(failer{}, ORASSubject, sigstoretest.Issuer, desc.Digest)); err != nil {
+		return refs, fmt.Errorf("%s: %w", refs.ORAS, err)
+	}
 	if err := pushIndex(ctx, refs.Index, registry+"/tuananh/rstime", wasm); err != nil {
 		return refs, err
 	}
 	for name, data := range map[string][]byte{
 		"trusted_root.json": s.TrustedRoot(failer{}),
-		"sigstore.json": []byte(`{"identities": [{"issuer": "` + sigstoretest.Issuer + `", "subject": "` +
-			sigstoretest.Subject + `"}], "trustedRoot": "trusted_root.json"}`),
+		"sigstore.json": []byte(`{"identities": [{"issuer": "` + sigstoretest.Issuer + `", "subject": "` + sigstoretest.Subject + `"},
+	{"issuer": "` + sigstoretest.Issuer + `", "subjectRegexp": "^https://github\\.com/pydantic/monty-plugin/\\.github/workflows/.+"}],
+	"trustedRoot": "trusted_root.json"}`),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			return refs, err
