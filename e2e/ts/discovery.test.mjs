@@ -107,8 +107,10 @@ for (const transport of ['stdio', 'http']) {
       res = await call(client, stderr, dispatch, { name: search, arguments: {} });
       assert.equal(res.isError, true, 'the call tool does not call the discovery tools');
       for (const name of ['get-tiny-image', 'fail', 'no-such-tool']) {
-        for (const [how, p] of [['through the call tool', call(client, stderr, dispatch, { name, arguments: {} })],
-          ['directly', call(client, stderr, name, {})]]) {
+        // Each call starts when awaited: a second one already refused
+        // before its assert.rejects would be an unhandled rejection.
+        for (const [how, p] of [['through the call tool', () => call(client, stderr, dispatch, { name, arguments: {} })],
+          ['directly', () => call(client, stderr, name, {})]]) {
           await assert.rejects(p, (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams, `${name} ${how}`);
         }
       }
