@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -39,6 +40,11 @@ import (
 //
 // A closed session's client gets 404 on its next request, as after
 // SessionTimeout, which tells it to start a new session.
+//
+// A request's answer reaches its client before the request is counted
+// done, so a client that opens a session as soon as it has its answer may
+// find its other session still busy: an initialize with nothing to close
+// waits up to busyGrace for a session to go idle before it is refused.
 type sessionTable struct {
 	max, perPrincipal int
 	// find returns the go-sdk session of an id, nil once it is closed.
@@ -53,7 +59,14 @@ type sessionTable struct {
 	sessions map[string]*tracked // by session id
 	held     map[string]*holding // by owner key
 	opening  int                 // initializes being served
+	// idle, when not nil, is closed when a session goes idle: initializes
+	// waiting for one to close wait on it.
+	idle chan struct{}
 }
+
+// busyGrace is how long an initialize waits for a session to go idle
+// before it is refused because every session it could close is busy.
+const busyGrace = 100 * time.Millisecond
 
 // holding counts the sessions of one owner, those opening included.
 type holding struct {
@@ -143,27 +156,30 @@ func (t *sessionTable) open(r *http.Request) (opened func(id string), refused *w
 	o := ownerOf(r)
 	var victims []*tracked
 	defer func() { t.close(victims) }()
+	deadline := time.Now().Add(busyGrace)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if o.principal != nil {
-		for h := t.held[o.key]; h != nil && h.n >= t.perPrincipal; {
-			v := t.victim(h)
-			if v == nil {
-				return nil, &wire.SessionRefusal{Status: http.StatusTooManyRequests, RetryAfter: 5, Message: fmt.Sprintf(
-					"too many sessions: a principal may hold %d open at once (--max-principal-sessions), and each of "+
-						"yours is serving a request; retry later, or end one", t.perPrincipal)}
-			}
+	for o.principal != nil {
+		h := t.held[o.key]
+		if h == nil || h.n < t.perPrincipal {
+			break
+		}
+		if v := t.victim(h); v != nil {
 			victims = append(victims, t.evict(r.Context(), v, evictedPrincipalCap))
+		} else if !t.waitIdle(r.Context(), deadline) {
+			return nil, &wire.SessionRefusal{Status: http.StatusTooManyRequests, RetryAfter: 5, Message: fmt.Sprintf(
+				"too many sessions: a principal may hold %d open at once (--max-principal-sessions), and each of "+
+					"yours is serving a request; retry later, or end one", t.perPrincipal)}
 		}
 	}
 	for len(t.sessions)+t.opening >= t.max {
-		v := t.victim(nil)
-		if v == nil {
+		if v := t.victim(nil); v != nil {
+			victims = append(victims, t.evict(r.Context(), v, evictedServerFull))
+		} else if !t.waitIdle(r.Context(), deadline) {
 			return nil, &wire.SessionRefusal{Status: http.StatusServiceUnavailable, RetryAfter: 5, Message: fmt.Sprintf(
 				"too many sessions: this server holds at most %d open at once (--max-sessions), and each is "+
 					"serving a request; retry later", t.max)}
 		}
-		victims = append(victims, t.evict(r.Context(), v, evictedServerFull))
 	}
 	t.opening++
 	h := t.held[o.key]
@@ -298,5 +314,33 @@ func (t *sessionTable) begin(id string, r *http.Request) (end func()) {
 		s.busy--
 		t.clock++
 		s.used = t.clock
+		if s.busy == 0 && t.idle != nil {
+			close(t.idle)
+			t.idle = nil
+		}
 	}
+}
+
+// waitIdle waits, t.mu released meanwhile, until a session goes idle or
+// deadline passes, and says whether one went idle. t.mu is held.
+func (t *sessionTable) waitIdle(ctx context.Context, deadline time.Time) bool {
+	wait := time.Until(deadline)
+	if wait <= 0 {
+		return false
+	}
+	if t.idle == nil {
+		t.idle = make(chan struct{})
+	}
+	idle := t.idle
+	t.mu.Unlock()
+	defer t.mu.Lock()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return false
 }
