@@ -28,6 +28,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -384,18 +385,46 @@ func (c *Client) readBody(resp *http.Response) ([]byte, error) {
 	if resp.ContentLength > limit {
 		return nil, tooLarge
 	}
-	var buf bytes.Buffer
+	var buf *bytes.Buffer
+	if p, ok := bodies.Get().(*[]byte); ok {
+		buf = bytes.NewBuffer((*p)[:0])
+	} else {
+		buf = new(bytes.Buffer)
+	}
 	if resp.ContentLength > 0 {
 		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
 	}
 	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
 	switch {
 	case err != nil:
+		Release(&abi.HTTPResponse{Body: buf.Bytes()})
 		return nil, fmt.Errorf("reading the response: %w", err)
 	case n > limit:
+		Release(&abi.HTTPResponse{Body: buf.Bytes()})
 		return nil, tooLarge
 	}
 	return buf.Bytes(), nil
+}
+
+// bodies are the buffers response bodies are read into: a body of unknown
+// length (chunked) grows its buffer from nothing, which costs a request of
+// 64 KiB more than the request itself.
+var bodies sync.Pool
+
+// maxPooled is the largest buffer bodies keeps: a few bodies of megabytes
+// should not stay in memory for good.
+const maxPooled = 1 << 20
+
+// Release gives resp's body, from Do, back to be read into again; the
+// caller has copied what it needs (into the guest's memory) and uses
+// neither resp nor its body afterwards.
+func Release(resp *abi.HTTPResponse) {
+	if resp == nil || cap(resp.Body) == 0 || cap(resp.Body) > maxPooled {
+		return
+	}
+	b := resp.Body[:0]
+	resp.Body = nil
+	bodies.Put(&b)
 }
 
 // gate is the client's transport: it checks the origin of every request,

@@ -110,7 +110,9 @@ func guestReply(resp *abi.HTTPResponse, err error) (abi.ReplyStatus, string) {
 	if f, ok := errors.AsType[*egress.Failure](err); ok {
 		return f.Status, f.Reason
 	}
-	return abi.StatusOK, string(abi.EncodeHTTPResponse(*resp))
+	reply := string(abi.EncodeHTTPResponse(*resp))
+	egress.Release(resp) // as the dialects do: every test reads into reused buffers
+	return abi.StatusOK, reply
 }
 
 func response(t *testing.T, reply string) abi.HTTPResponse {
@@ -521,5 +523,53 @@ func TestBinaryBodies(t *testing.T) {
 				t.Errorf("body %q came back as %q, headers %v", tc.body, r.Body, r.Headers)
 			}
 		})
+	}
+}
+
+// Bodies read into released buffers are each whole and their own: chunked
+// bodies (of no stated length) of decreasing and increasing sizes, one
+// after another, and an answer kept across the next request.
+func TestReleasedBodies(t *testing.T) {
+	srv := egresstest.NewServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		for i := range n {
+			w.Write([]byte{byte('a' + i%26)})
+			if i%4096 == 0 {
+				w.(http.Flusher).Flush() // chunked: no Content-Length
+			}
+		}
+	})
+	c := client(t, `{"net":["`+srv.Origin+`"]}`, nil)
+	want := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('a' + i%26)
+		}
+		return b
+	}
+	var kept *abi.HTTPResponse
+	for _, n := range []int{70000, 10, 0, 200000, 5000, 70000} {
+		resp, err := c.Do(t.Context(), "get", get(srv.URL+"?n="+strconv.Itoa(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(resp.Body, want(n)) {
+			t.Fatalf("n=%d: a body of %d bytes, not the %d sent", n, len(resp.Body), n)
+		}
+		if kept != nil {
+			if !bytes.Equal(kept.Body, want(200000)) {
+				t.Fatal("a body not released was overwritten by the next request")
+			}
+			egress.Release(kept)
+			kept = nil
+		}
+		if n == 200000 {
+			kept = resp
+			continue
+		}
+		egress.Release(resp)
+		if resp.Body != nil {
+			t.Error("Release left the body in the response")
+		}
 	}
 }

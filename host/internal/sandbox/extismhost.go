@@ -366,6 +366,7 @@ func (in *instance) extismHTTP(ctx context.Context, s []uint64) {
 		}
 	}
 	in.ext.httpHeaders, _ = json.Marshal(headers)
+	defer egress.Release(resp) // kbytes copies it into the kernel
 	if len(resp.Body) == 0 {
 		s[0] = 0
 		return

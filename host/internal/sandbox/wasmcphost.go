@@ -234,6 +234,7 @@ func (m *Module) httpRequest(ctx context.Context, mod api.Module, stack []uint64
 		status, st.reply = f.Status, []byte(f.Reason)
 	} else {
 		st.reply = abi.EncodeHTTPResponse(*resp)
+		egress.Release(resp)
 	}
 	stack[0] = abi.PackReply(status, uint32(len(st.reply)))
 }
