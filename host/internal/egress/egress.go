@@ -397,10 +397,10 @@ func (c *Client) readBody(resp *http.Response) ([]byte, error) {
 	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
 	switch {
 	case err != nil:
-		Release(&abi.HTTPResponse{Body: buf.Bytes()})
+		recycle(buf.Bytes())
 		return nil, fmt.Errorf("reading the response: %w", err)
 	case n > limit:
-		Release(&abi.HTTPResponse{Body: buf.Bytes()})
+		recycle(buf.Bytes())
 		return nil, tooLarge
 	}
 	return buf.Bytes(), nil
@@ -419,11 +419,19 @@ const maxPooled = 1 << 20
 // caller has copied what it needs (into the guest's memory) and uses
 // neither resp nor its body afterwards.
 func Release(resp *abi.HTTPResponse) {
-	if resp == nil || cap(resp.Body) == 0 || cap(resp.Body) > maxPooled {
+	if resp != nil {
+		recycle(resp.Body)
+		resp.Body = nil
+	}
+}
+
+// recycle puts body's buffer back into bodies, unless it is too large to
+// keep.
+func recycle(body []byte) {
+	if cap(body) == 0 || cap(body) > maxPooled {
 		return
 	}
-	b := resp.Body[:0]
-	resp.Body = nil
+	b := body[:0]
 	bodies.Put(&b)
 }
 
